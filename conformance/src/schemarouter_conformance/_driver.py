@@ -1,0 +1,166 @@
+"""The driver protocol: the small, framework-specific part an adapter author writes.
+
+The suite builds a `Scenario` (a catalog source, an allow-set provider, which tools need
+approval, one input and one output guardrail) and asks the driver to express it with the
+framework's *own* mechanisms, then to run single turns with the framework's offline model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from schemarouter import AllowSetProvider
+
+__all__ = [
+    "AdapterDriver",
+    "CallOutcome",
+    "CallReport",
+    "DriverCapabilities",
+    "FixtureSource",
+    "OfferedTool",
+    "OfferedTools",
+    "RunRequest",
+    "Scenario",
+]
+
+CallOutcome = Literal[
+    "ran",
+    "awaiting_approval",
+    "rejected",
+    "blocked_by_input_guardrail",
+    "refused_hidden",
+    "error",
+]
+"""What happened to a scripted tool call:
+
+- `ran`: the framework executed the tool body (it is in the call log);
+- `awaiting_approval`: the framework paused the run for an approval decision;
+- `rejected`: an approval was denied and the framework did not run the tool;
+- `blocked_by_input_guardrail`: the framework's input guardrail stopped the call;
+- `refused_hidden`: the tool was not visible for this request, so the call was refused;
+- `error`: anything else (the report's `detail` says what).
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class FixtureSource:
+    """How to reach the fixture MCP server for this scenario."""
+
+    transport: Literal["stdio", "http"]
+    call_log: Path
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    url: str | None = None
+    source_name: str = "fixture"
+    """The `source` of the catalog's routes (`fixture:<tool>`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Everything a driver needs to build one agent.
+
+    `visibility` is what the adapter must consult (it may raise, to test failing closed).
+    Tools named in `approval_required` must need approval through the framework's own
+    approval mechanism. The input guardrail must reject any call whose arguments contain
+    `guardrail_trip_value`; the output guardrail must observe every tool result (the driver
+    reports it in `CallReport.output_seen_by_guardrail`).
+    """
+
+    source: FixtureSource
+    visibility: AllowSetProvider
+    approval_required: frozenset[str] = frozenset()
+    guardrail_trip_value: str = "__guardrail_trip__"
+    options: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    """Driver-specific knobs a suite subclass may set (e.g. `{"cache_tools_list": True}`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """Per-run context. `query=None` means the run carries no request (must fail closed)."""
+
+    query: str | None
+    principal: Hashable | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OfferedTool:
+    name: str
+    input_schema: Mapping[str, Any]
+    """The JSON schema exactly as the model was offered it."""
+
+
+@dataclass(frozen=True, slots=True)
+class OfferedTools:
+    """What the model saw in one turn."""
+
+    tools: tuple[OfferedTool, ...]
+    failure: str | None = None
+    """A routing failure the adapter surfaced (raised or logged), if any."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.tools)
+
+
+@dataclass(frozen=True, slots=True)
+class CallReport:
+    """The outcome of one scripted tool call."""
+
+    tool: str
+    outcome: CallOutcome
+    output: str | None = None
+    output_seen_by_guardrail: bool = False
+    detail: str = ""
+    pending: Any = None
+    """Opaque state the driver needs to `resume` an `awaiting_approval` call."""
+
+
+@dataclass(frozen=True, slots=True)
+class DriverCapabilities:
+    """What a framework can do; a suite test needing a missing capability is skipped visibly."""
+
+    approvals: bool = True
+    input_guardrails: bool = True
+    output_guardrails: bool = True
+    http_transport: bool = True
+    concurrent_runs: bool = True
+
+
+@runtime_checkable
+class AdapterDriver(Protocol):
+    """Implemented once per framework. Every method may be `async`."""
+
+    name: str
+    capabilities: DriverCapabilities
+
+    async def build(self, scenario: Scenario) -> Any:
+        """Build a framework-native agent (with the adapter plugged in) for `scenario`."""
+        ...
+
+    async def offered_tools(self, agent: Any, request: RunRequest) -> OfferedTools:
+        """Run one turn with an offline model that calls no tool; report what it was offered."""
+        ...
+
+    async def call_tool(self, agent: Any, request: RunRequest, tool: str, arguments: Mapping[str, Any]) -> CallReport:
+        """Run one turn whose offline model calls `tool` with `arguments`; report the outcome."""
+        ...
+
+    async def resume(self, agent: Any, request: RunRequest, pending: CallReport, *, approve: bool) -> CallReport:
+        """Approve or reject a call that is `awaiting_approval`, resume the run, report the outcome."""
+        ...
+
+    async def native_tools(self, agent: Any, request: RunRequest) -> Sequence[Any]:
+        """The framework-native tool objects visible for `request`, after filtering."""
+        ...
+
+    async def validate(self, workdir: Path) -> Path:
+        """Run the adapter's external validation in `workdir`; return the evidence JSON path."""
+        ...
+
+    async def close(self, agent: Any) -> None:
+        """Release what `build` opened (connections, subprocesses)."""
+        ...

@@ -1,0 +1,7 @@
+"""SchemaRouter for LangChain: routing middleware with call-time enforcement."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

@@ -1,0 +1,87 @@
+"""SchemaRouter core: per-request tool allow-sets, with a no-route verdict when nothing fits.
+
+No agent-framework imports here; adapters live in their own packages.
+"""
+
+from __future__ import annotations
+
+from ._abstention import RetrievalAbstentionPolicy
+from ._callables import CallableSource, callable_spec
+from ._canonical import canonical_bytes, canonical_json
+from ._capability import FINGERPRINT_FIELDS, Capability, make_route
+from ._catalog import Catalog, CatalogLimits, SkippedTool, SkipReason, ToolSpec
+from ._evidence import (
+    BYTES_NOTE,
+    EVIDENCE_FIELDS,
+    BoundaryStatement,
+    EvidenceCase,
+    EvidenceReport,
+    LatencySummary,
+    missing_evidence_fields,
+)
+from ._mcp import McpSource
+from ._results import AllowSet, AllowSetProvider, Candidate, DecisionReason, Retrieval, Signal, ToolDecision
+from ._router import SchemaRouter
+from ._visibility import Visibility
+from .errors import (
+    PolicyViolationError,
+    RoutingError,
+    SchemaError,
+    SchemaRouterError,
+    ServerConnectionError,
+    ServerProtocolError,
+    ServerTimeoutError,
+    SourceError,
+    ToolCallError,
+    ToolExecutionError,
+    ToolTransportError,
+    UserError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BYTES_NOTE",
+    "EVIDENCE_FIELDS",
+    "FINGERPRINT_FIELDS",
+    "BoundaryStatement",
+    "EvidenceCase",
+    "EvidenceReport",
+    "LatencySummary",
+    "missing_evidence_fields",
+    "AllowSet",
+    "AllowSetProvider",
+    "CallableSource",
+    "Candidate",
+    "Capability",
+    "Catalog",
+    "CatalogLimits",
+    "DecisionReason",
+    "McpSource",
+    "PolicyViolationError",
+    "Retrieval",
+    "RetrievalAbstentionPolicy",
+    "RoutingError",
+    "SchemaError",
+    "SchemaRouter",
+    "SchemaRouterError",
+    "ServerConnectionError",
+    "ServerProtocolError",
+    "ServerTimeoutError",
+    "Signal",
+    "SkipReason",
+    "SkippedTool",
+    "SourceError",
+    "ToolCallError",
+    "ToolDecision",
+    "ToolExecutionError",
+    "ToolSpec",
+    "ToolTransportError",
+    "UserError",
+    "Visibility",
+    "__version__",
+    "callable_spec",
+    "canonical_bytes",
+    "canonical_json",
+    "make_route",
+]

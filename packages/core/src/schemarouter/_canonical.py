@@ -1,0 +1,23 @@
+"""Canonical JSON: the one serialisation used for fingerprints and byte counts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+__all__ = ["canonical_bytes", "canonical_json", "sha256_hex"]
+
+
+def canonical_json(value: Any) -> str:
+    """Compact, sorted-key JSON; non-ASCII kept as UTF-8; NaN and Infinity rejected."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """`canonical_json(value)` encoded as UTF-8: what schema byte counts measure."""
+    return canonical_json(value).encode("utf-8")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,213 @@
+"""Immutable catalog snapshots, and the checks every source's tools pass through."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError as JsonSchemaError
+
+from ._canonical import canonical_bytes, sha256_hex
+from ._capability import ROUTE_SEPARATOR, Capability
+from .errors import UserError
+
+__all__ = ["Catalog", "CatalogLimits", "SkipReason", "SkippedTool", "ToolSpec"]
+
+SkipReason = Literal[
+    "empty_name",
+    "duplicate_name",
+    "invalid_schema",
+    "schema_too_large",
+    "tool_limit",
+    "invalid_description",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogLimits:
+    """Bounds applied while loading a catalog; tools past them are skipped and reported."""
+
+    max_tools: int = 10_000
+    max_schema_bytes: int = 64 * 1024
+    max_pages: int = 100
+    """MCP `tools/list` pages followed at most (pagination)."""
+
+    def __post_init__(self) -> None:
+        if self.max_tools < 1 or self.max_schema_bytes < 1 or self.max_pages < 1:
+            raise UserError("CatalogLimits values must be positive")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as a source reported it, before validation."""
+
+    name: Any
+    description: Any = None
+    input_schema: Any = None
+    title: Any = None
+    output_schema: Any = None
+    annotations: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedTool:
+    """A tool that could not be loaded; the rest of the catalog still loads."""
+
+    source: str
+    name: str
+    reason: SkipReason
+    detail: str
+
+
+def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipReason, str] | None:
+    if not isinstance(value, Mapping):
+        return "invalid_schema", f"{what} is {type(value).__name__}, not a JSON object"
+    try:
+        size = len(canonical_bytes(value))
+    except (TypeError, ValueError) as exc:
+        return "invalid_schema", f"{what} is not serialisable as JSON: {exc}"
+    if size > limits.max_schema_bytes:
+        return "schema_too_large", f"{what} is {size} bytes, over the limit of {limits.max_schema_bytes}"
+    try:
+        Draft202012Validator.check_schema(value)
+    except JsonSchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "(root)"
+        return "invalid_schema", f"{what} is not a valid JSON Schema at {where}: {exc.message}"
+    return None
+
+
+def _validate(source: str, spec: ToolSpec, limits: CatalogLimits) -> Capability | SkippedTool:
+    name = spec.name if isinstance(spec.name, str) else ""
+    if not name.strip():
+        return SkippedTool(source, str(spec.name or ""), "empty_name", "tool has no name")
+    if ROUTE_SEPARATOR in name:
+        return SkippedTool(source, name, "invalid_schema", f"tool name contains {ROUTE_SEPARATOR!r}")
+    if spec.description is not None and not isinstance(spec.description, str):
+        return SkippedTool(source, name, "invalid_description", "description is not a string")
+    input_schema = spec.input_schema if spec.input_schema is not None else {"type": "object", "properties": {}}
+    problem = _check_schema(input_schema, "input schema", limits)
+    if problem is None and isinstance(input_schema, Mapping) and input_schema.get("type", "object") != "object":
+        problem = ("invalid_schema", "input schema root is not of type 'object'")
+    if problem is None and spec.output_schema is not None:
+        problem = _check_schema(spec.output_schema, "output schema", limits)
+    if problem is not None:
+        return SkippedTool(source, name, problem[0], problem[1])
+    annotations = spec.annotations if isinstance(spec.annotations, Mapping) else None
+    title = spec.title if isinstance(spec.title, str) else None
+    return Capability(
+        source=source,
+        name=name,
+        description=spec.description or "",
+        input_schema=input_schema,
+        title=title,
+        output_schema=spec.output_schema,
+        annotations=annotations,
+    )
+
+
+class Catalog:
+    """An immutable snapshot of tool contracts.
+
+    Iterating yields capabilities in load order. `version` is derived from every
+    route and fingerprint (order-independent): any contract change gives a new
+    version, and anything cached per catalog is keyed on it.
+    """
+
+    __slots__ = ("_by_name", "_by_route", "_capabilities", "_skipped", "_version")
+
+    def __init__(self, capabilities: Iterable[Capability] = (), skipped: Iterable[SkippedTool] = ()) -> None:
+        caps = tuple(capabilities)
+        by_route: dict[str, Capability] = {}
+        for cap in caps:
+            if cap.route in by_route:
+                raise UserError(f"duplicate route {cap.route!r} in catalog")
+            by_route[cap.route] = cap
+        self._capabilities = caps
+        self._by_route = by_route
+        self._by_name: dict[tuple[str, str], Capability] = {(c.source, c.name): c for c in caps}
+        self._skipped = tuple(skipped)
+        digest_input = "\n".join(sorted(f"{c.route}\t{c.fingerprint}" for c in caps))
+        self._version = sha256_hex(digest_input.encode("utf-8"))
+
+    @classmethod
+    def from_specs(
+        cls, source: str, specs: Iterable[ToolSpec], limits: CatalogLimits | None = None
+    ) -> Catalog:
+        """Validate a source's tools; bad ones are skipped with a reason, the rest load."""
+        if not source or ROUTE_SEPARATOR in source:
+            raise UserError(f"source name must be non-empty and must not contain {ROUTE_SEPARATOR!r}")
+        limits = limits or CatalogLimits()
+        caps: list[Capability] = []
+        skipped: list[SkippedTool] = []
+        seen: set[str] = set()
+        for spec in specs:
+            result = _validate(source, spec, limits)
+            if isinstance(result, SkippedTool):
+                skipped.append(result)
+            elif result.name in seen:
+                skipped.append(SkippedTool(source, result.name, "duplicate_name", "an earlier tool has this name"))
+            elif len(caps) >= limits.max_tools:
+                skipped.append(
+                    SkippedTool(source, result.name, "tool_limit", f"over the limit of {limits.max_tools} tools")
+                )
+            else:
+                seen.add(result.name)
+                caps.append(result)
+        return cls(caps, skipped)
+
+    @classmethod
+    def merge(cls, *catalogs: Catalog) -> Catalog:
+        """One catalog from several sources; routes must not collide."""
+        return cls(
+            (cap for cat in catalogs for cap in cat),
+            (skip for cat in catalogs for skip in cat.skipped),
+        )
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    @property
+    def skipped(self) -> tuple[SkippedTool, ...]:
+        return self._skipped
+
+    @property
+    def routes(self) -> tuple[str, ...]:
+        return tuple(c.route for c in self._capabilities)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.source for c in self._capabilities))
+
+    def __iter__(self) -> Iterator[Capability]:
+        return iter(self._capabilities)
+
+    def __len__(self) -> int:
+        return len(self._capabilities)
+
+    def __contains__(self, route: object) -> bool:
+        return route in self._by_route
+
+    def __repr__(self) -> str:
+        return f"Catalog({len(self)} tools, {len(self._skipped)} skipped, version={self._version[:12]})"
+
+    def get(self, route: str) -> Capability | None:
+        return self._by_route.get(route)
+
+    def __getitem__(self, route: str) -> Capability:
+        try:
+            return self._by_route[route]
+        except KeyError:
+            raise KeyError(f"no tool with route {route!r} in this catalog") from None
+
+    def lookup(self, source: str, name: str) -> Capability | None:
+        return self._by_name.get((source, name))
+
+    def by_name(self, name: str) -> tuple[Capability, ...]:
+        """Every capability with this tool name, across sources."""
+        return tuple(c for c in self._capabilities if c.name == name)
+
+    def total_schema_bytes(self) -> int:
+        return sum(c.schema_bytes for c in self._capabilities)

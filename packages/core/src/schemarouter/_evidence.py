@@ -1,0 +1,137 @@
+"""The evidence report every adapter's external validation writes (one shape for all)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import UserError
+
+__all__ = [
+    "BYTES_NOTE",
+    "EVIDENCE_FIELDS",
+    "BoundaryStatement",
+    "EvidenceCase",
+    "EvidenceReport",
+    "LatencySummary",
+    "missing_evidence_fields",
+]
+
+BYTES_NOTE = (
+    "Schema sizes are bytes of compact, sorted-key UTF-8 JSON of what the model is offered "
+    "(name, description, input schema). Bytes are not tokens."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceCase:
+    """One validation query and what happened to it."""
+
+    query: str
+    kind: str
+    """`supported` (a tool should be routed) or `unsupported` (no route expected)."""
+    required_tools: tuple[str, ...]
+    allow_set: tuple[str, ...]
+    offered_tools: tuple[str, ...]
+    no_route: bool
+    offered_schema_bytes: int
+    routing_latency_ms: float
+    passed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LatencySummary:
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+
+    @classmethod
+    def of(cls, samples_ms: Sequence[float]) -> LatencySummary:
+        if not samples_ms:
+            return cls(0.0, 0.0, 0.0)
+        ordered = sorted(samples_ms)
+
+        def pick(q: float) -> float:
+            return round(ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))], 4)
+
+        return cls(pick(0.5), pick(0.95), round(ordered[-1], 4))
+
+
+@dataclass(frozen=True, slots=True)
+class BoundaryStatement:
+    """What SchemaRouter did and did not do during the validation."""
+
+    hosted_model_used: bool = False
+    api_key_used: bool = False
+    schemarouter_executed_tools: bool = False
+    did: tuple[str, ...] = (
+        "discovered the tool catalog (tools/list only)",
+        "computed a per-request allow-set and exposed it through the framework's own hook",
+    )
+    did_not: tuple[str, ...] = (
+        "execute any tool",
+        "replace, wrap away or weaken the framework's approvals or guardrails",
+        "call a hosted model or use an API key",
+        "treat server annotations as authorization",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceReport:
+    """The validation artifact. Build it, then `write(path)`."""
+
+    adapter: str
+    framework: str
+    framework_version: str
+    schemarouter_version: str
+    discovered_tool_count: int
+    shortlisted_tool_count_max: int
+    full_schema_bytes: int
+    filtered_schema_bytes_mean: float
+    required_tool_recall: float
+    unsupported_query_rejection: float
+    shortlist_task_success: float
+    routing_latency: LatencySummary
+    schema_fidelity_checked: int
+    schema_fidelity_identical: int
+    approval_preserved: bool
+    input_guardrail_preserved: bool
+    output_guardrail_preserved: bool
+    tool_body_calls: int
+    cases: tuple[EvidenceCase, ...]
+    boundary: BoundaryStatement = field(default_factory=BoundaryStatement)
+    bytes_note: str = BYTES_NOTE
+    python_version: str = field(default_factory=platform.python_version)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def write(self, path: str | os.PathLike[str]) -> Path:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return target
+
+
+EVIDENCE_FIELDS: tuple[str, ...] = tuple(EvidenceReport.__dataclass_fields__)
+"""Every top-level field an evidence artifact must carry."""
+
+
+def missing_evidence_fields(data: Mapping[str, Any]) -> list[str]:
+    """Top-level fields (and boundary keys) absent from an evidence JSON object."""
+    if not isinstance(data, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise UserError("evidence must be a JSON object")
+    missing = [name for name in EVIDENCE_FIELDS if name not in data]
+    boundary = data.get("boundary")
+    if isinstance(boundary, Mapping):
+        missing += [
+            f"boundary.{key}"
+            for key in BoundaryStatement.__dataclass_fields__
+            if key not in boundary  # pyright: ignore[reportUnknownMemberType]
+        ]
+    return missing

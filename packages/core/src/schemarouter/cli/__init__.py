@@ -1,0 +1,50 @@
+"""The `schemarouter` command line. Exit codes: 0 ok, 1 runtime failure, 2 misuse."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import SchemaRouterError, UserError
+from . import _catalog_cmd
+from ._common import stderr
+
+__all__ = ["build_parser", "main"]
+
+_COMMANDS = (_catalog_cmd,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="schemarouter", description="Per-request tool allow-sets for agents that see many tools."
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in _COMMANDS:
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        outcome: Any = args.handler(args)
+        if inspect.iscoroutine(outcome):
+            outcome = asyncio.run(outcome)
+        return int(outcome or 0)
+    except UserError as exc:
+        stderr.print(f"schemarouter {args.command}: error: {exc}", markup=False)
+        return 2
+    except SchemaRouterError as exc:
+        stderr.print(f"schemarouter {args.command}: failed: {exc}", markup=False)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

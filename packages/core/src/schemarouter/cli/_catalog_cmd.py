@@ -1,0 +1,81 @@
+"""`schemarouter catalog`: list a server's tools with hints, schema bytes and fingerprints."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.table import Table
+
+from .._catalog import Catalog
+from ._common import add_source_arguments, emit_json, load_router, stdout
+
+__all__ = ["register"]
+
+
+def _hint(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
+    return {
+        "version": catalog.version,
+        "tool_count": len(catalog),
+        "schema_bytes": catalog.total_schema_bytes(),
+        "tools": [
+            {
+                "route": cap.route,
+                "source": cap.source,
+                "name": cap.name,
+                "title": cap.title,
+                "description": cap.description,
+                "read_only_hint": cap.hint("readOnlyHint"),
+                "destructive_hint": cap.hint("destructiveHint"),
+                "schema_bytes": cap.schema_bytes,
+                "fingerprint": cap.fingerprint,
+            }
+            for cap in catalog
+        ],
+        "skipped": [
+            {"source": s.source, "name": s.name, "reason": s.reason, "detail": s.detail} for s in catalog.skipped
+        ],
+    }
+
+
+async def run(args: argparse.Namespace) -> int:
+    router = await load_router(args)
+    catalog = router.catalog
+    if args.json:
+        emit_json(catalog_to_json(catalog))
+        return 0
+    table = Table(title=f"{len(catalog)} tools · catalog {catalog.version[:12]}", title_justify="left")
+    for column, justify in (
+        ("route", "left"),
+        ("read-only", "center"),
+        ("destructive", "center"),
+        ("schema bytes", "right"),
+        ("fingerprint", "left"),
+    ):
+        table.add_column(column, justify=justify)  # pyright: ignore[reportArgumentType]
+    for cap in catalog:
+        table.add_row(
+            cap.route,
+            _hint(cap.hint("readOnlyHint")),
+            _hint(cap.hint("destructiveHint")),
+            str(cap.schema_bytes),
+            cap.short_fingerprint,
+        )
+    stdout.print(table)
+    stdout.print("hints are as reported by the server (untrusted); bytes are compact JSON, not tokens")
+    for skip in catalog.skipped:
+        stdout.print(f"[yellow]skipped[/] {skip.source}:{skip.name or '(unnamed)'} — {skip.reason}: {skip.detail}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "catalog", help="list an MCP server's tools with fingerprints and schema bytes"
+    )
+    add_source_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run)

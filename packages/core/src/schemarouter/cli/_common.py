@@ -1,0 +1,69 @@
+"""Shared CLI plumbing: how a command names its MCP servers, and how it prints."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from typing import Any
+
+from rich.console import Console
+
+from .._mcp import McpSource
+from .._router import SchemaRouter
+from ..errors import UserError
+
+__all__ = ["add_source_arguments", "emit_json", "load_router", "stderr", "stdout"]
+
+stdout = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
+stderr = Console(stderr=True, highlight=False)
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("MCP servers (repeatable; at least one)")
+    group.add_argument(
+        "--stdio",
+        action="append",
+        default=[],
+        metavar="COMMAND",
+        help="start an MCP server with this command line and talk to it over stdio",
+    )
+    group.add_argument(
+        "--url", action="append", default=[], metavar="URL", help="an MCP server's streamable HTTP endpoint"
+    )
+    group.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="source names, in the order the servers are given (default: derived)",
+    )
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds per server (default 20)")
+
+
+def sources_from(args: argparse.Namespace) -> list[McpSource]:
+    names: list[str] = list(args.name)
+    sources: list[McpSource] = []
+    for command_line in args.stdio:
+        parts = shlex.split(command_line)
+        if not parts:
+            raise UserError("--stdio needs a command")
+        name = names.pop(0) if names else None
+        sources.append(McpSource.stdio(parts[0], parts[1:], name=name, timeout=args.timeout))
+    for url in args.url:
+        name = names.pop(0) if names else None
+        sources.append(McpSource.http(url, name=name, timeout=args.timeout))
+    if not sources:
+        raise UserError("name at least one MCP server with --stdio COMMAND or --url URL")
+    if names:
+        raise UserError("more --name values than servers")
+    return sources
+
+
+async def load_router(args: argparse.Namespace) -> SchemaRouter:
+    return await SchemaRouter.from_sources(*sources_from(args))
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False) + "\n")

@@ -1,0 +1,111 @@
+"""Every exception SchemaRouter raises.
+
+Three kinds are kept apart: misuse found at setup, policy refusals that carry a
+machine-readable reason, and runtime failures of the world outside (servers,
+transports, tools). No-route is *not* an error: it is a normal result
+(`AllowSet.no_route`, `Retrieval.no_route`).
+
+    SchemaRouterError
+    ├── UserError                   misuse: bad arguments or configuration, raised at setup
+    │   └── SchemaError             a schema or tool contract that cannot be accepted
+    ├── PolicyViolationError        a refusal by the execution boundary; `.reason` is a code
+    └── RuntimeFailure              the outside world failed
+        ├── SourceError             a catalog source (MCP server, ...) could not be read
+        │   ├── ServerConnectionError   could not connect / the server went away
+        │   ├── ServerTimeoutError      no answer within the configured time
+        │   └── ServerProtocolError     the server answered with something that is not MCP
+        ├── RoutingError            the router itself failed (adapters fail closed on it)
+        └── ToolCallError           a tool call failed
+            ├── ToolExecutionError      the tool ran and reported an error
+            └── ToolTransportError      the call never got a tool answer
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PolicyViolationError",
+    "RoutingError",
+    "RuntimeFailure",
+    "SchemaError",
+    "SchemaRouterError",
+    "ServerConnectionError",
+    "ServerProtocolError",
+    "ServerTimeoutError",
+    "SourceError",
+    "ToolCallError",
+    "ToolExecutionError",
+    "ToolTransportError",
+    "UserError",
+]
+
+
+class SchemaRouterError(Exception):
+    """Base of every SchemaRouter exception."""
+
+
+class UserError(SchemaRouterError, ValueError):
+    """The library was used wrongly (bad argument, bad configuration)."""
+
+
+class SchemaError(UserError):
+    """A tool contract or JSON Schema that cannot be accepted."""
+
+
+class PolicyViolationError(SchemaRouterError):
+    """The execution boundary refused a plan before any tool call.
+
+    `reason` is a stable, machine-readable code (see `schemarouter.RefusalReason`);
+    `route` names the tool concerned when there is one.
+    """
+
+    def __init__(self, reason: str, message: str, *, route: str | None = None) -> None:
+        super().__init__(f"[{reason}] {message}")
+        self.reason = reason
+        self.route = route
+        self.detail = message
+
+
+class RuntimeFailure(SchemaRouterError):
+    """Something outside SchemaRouter failed at run time."""
+
+
+class SourceError(RuntimeFailure):
+    """A catalog source could not be read. `server` names it."""
+
+    def __init__(self, server: str, message: str) -> None:
+        super().__init__(f"{server}: {message}")
+        self.server = server
+        self.detail = message
+
+
+class ServerConnectionError(SourceError):
+    """Could not connect to the server, or it went away."""
+
+
+class ServerTimeoutError(SourceError):
+    """The server did not answer within the configured time."""
+
+
+class ServerProtocolError(SourceError):
+    """The server answered, but not with a usable MCP response."""
+
+
+class RoutingError(RuntimeFailure):
+    """The router failed while computing an allow-set; adapters hide routed tools on it."""
+
+
+class ToolCallError(RuntimeFailure):
+    """A tool call failed. `route` names the tool."""
+
+    def __init__(self, route: str, message: str) -> None:
+        super().__init__(f"{route}: {message}")
+        self.route = route
+        self.detail = message
+
+
+class ToolExecutionError(ToolCallError):
+    """The tool ran and reported an error (MCP `isError`)."""
+
+
+class ToolTransportError(ToolCallError):
+    """The call never produced a tool answer (connection, timeout, protocol)."""

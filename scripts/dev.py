@@ -1,0 +1,175 @@
+"""One entry point for the dev environment: `python scripts/dev.py demo|test|lint|wheels|core-only`.
+
+Needs only Python >= 3.11 and pip. The first run creates `.venv` with every workspace
+member installed editable (uv is used as the installer, itself installed with pip);
+later runs reinstall only when a pyproject.toml changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+MEMBERS = [
+    "packages/core",
+    "conformance",
+    "packages/adapter-openai-agents",
+    "packages/adapter-pydantic-ai",
+    "packages/adapter-langchain",
+]
+FRAMEWORK_MODULES = ("agents", "pydantic_ai", "langchain", "langchain_core", "langgraph")
+
+
+def _bin(venv_dir: Path, name: str) -> Path:
+    sub = "Scripts" if os.name == "nt" else "bin"
+    suffix = ".exe" if os.name == "nt" else ""
+    return venv_dir / sub / f"{name}{suffix}"
+
+
+def _run(*cmd: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> int:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.call([str(c) for c in cmd], cwd=cwd, env=env)
+
+
+def _check(*cmd: str | Path, cwd: Path = ROOT) -> None:
+    code = _run(*cmd, cwd=cwd)
+    if code:
+        sys.exit(code)
+
+
+def _dev_group() -> list[str]:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return list(data["dependency-groups"]["dev"])
+
+
+def _make_venv(venv_dir: Path) -> Path:
+    """A venv with uv inside it; returns the uv executable."""
+    if not _bin(venv_dir, "python").exists():
+        venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
+    uv = _bin(venv_dir, "uv")
+    if not uv.exists():
+        if subprocess.call([str(_bin(venv_dir, "python")), "-m", "pip", "--version"], stdout=subprocess.DEVNULL) != 0:
+            _check(_bin(venv_dir, "python"), "-m", "ensurepip", "--upgrade")
+        _check(_bin(venv_dir, "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "uv>=0.5")
+    return uv
+
+
+def _uv_install(uv: Path, venv_dir: Path, *specs: str | Path) -> None:
+    _check(uv, "pip", "install", "--quiet", "--python", _bin(venv_dir, "python"), *specs)
+
+
+def ensure_dev_env() -> Path:
+    """Create or refresh `.venv`; returns its python."""
+    stamp_src = b"".join((ROOT / m / "pyproject.toml").read_bytes() for m in [".", *MEMBERS])
+    stamp = hashlib.sha256(stamp_src).hexdigest()
+    stamp_file = VENV / ".schemarouter-stamp"
+    python = _bin(VENV, "python")
+    if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
+        return python
+    uv = _make_venv(VENV)
+    editable: list[str] = []
+    for member in MEMBERS:
+        editable += ["-e", str(ROOT / member)]
+    _uv_install(uv, VENV, *editable, *_dev_group())
+    stamp_file.write_text(stamp)
+    return python
+
+
+def _pytest(python: Path, args: list[str], cwd: Path = ROOT) -> int:
+    code = _run(python, "-m", "pytest", *args, cwd=cwd)
+    if code == 5:
+        print("pytest collected no tests: treated as a failure", flush=True)
+        return 1
+    return code
+
+
+def cmd_test(args: list[str]) -> int:
+    python = ensure_dev_env()
+    return _pytest(python, args)
+
+
+def cmd_demo(args: list[str]) -> int:
+    python = ensure_dev_env()
+    return _run(_bin(VENV, "schemarouter"), "demo", *args) if _has_demo(python) else _fallback_demo(args)
+
+
+def _has_demo(python: Path) -> bool:
+    probe = "from schemarouter.cli import build_parser; import sys; sys.exit(0 if 'demo' in build_parser()._subparsers._group_actions[0].choices else 1)"  # noqa: E501
+    return subprocess.call([str(python), "-c", probe], cwd=ROOT) == 0
+
+
+def _fallback_demo(args: list[str]) -> int:
+    python = _bin(VENV, "python")
+    return _run(
+        _bin(VENV, "schemarouter"), "catalog", "--stdio", f"{python} -m schemarouter_conformance.fixture_server",
+        "--name", "fixture", *args,
+    )
+
+
+def cmd_lint(_args: list[str]) -> int:
+    ensure_dev_env()
+    codes = [
+        _run(_bin(VENV, "ruff"), "check", "."),
+        _run(_bin(VENV, "ruff"), "format", "--check", "."),
+        _run(_bin(VENV, "pyright")),
+    ]
+    return max(codes)
+
+
+def build_wheels(out: Path) -> list[Path]:
+    uv = _make_venv(VENV)
+    if out.exists():
+        shutil.rmtree(out)
+    for member in MEMBERS:
+        _check(uv, "build", "--wheel", "--quiet", "--out-dir", out, ROOT / member)
+    return sorted(out.glob("*.whl"))
+
+
+def cmd_wheels(_args: list[str]) -> int:
+    wheels = build_wheels(ROOT / "dist")
+    for wheel in wheels:
+        print(wheel.name)
+    return 0
+
+
+def cmd_core_only(_args: list[str]) -> int:
+    """Core (and the framework-free conformance package) from wheels in a clean venv, no framework."""
+    dist = ROOT / "dist"
+    wheels = build_wheels(dist)
+    target = ROOT / ".venv-core-only"
+    shutil.rmtree(target, ignore_errors=True)
+    uv = _make_venv(target)
+    core = [w for w in wheels if w.name.startswith(("schemarouter_core-", "schemarouter_conformance-"))]
+    _uv_install(uv, target, *core, "pytest>=8.3", "pytest-asyncio>=1.0")
+    python = _bin(target, "python")
+    probe = "import importlib.util, sys; bad=[m for m in %r if importlib.util.find_spec(m)]; print('frameworks present:', bad); sys.exit(1 if bad else 0)" % (FRAMEWORK_MODULES,)  # noqa: E501
+    _check(python, "-c", probe)
+    return _pytest(python, ["-p", "no:cacheprovider", "packages/core/tests", "conformance/tests"])
+
+
+COMMANDS = {
+    "test": cmd_test,
+    "demo": cmd_demo,
+    "lint": cmd_lint,
+    "wheels": cmd_wheels,
+    "core-only": cmd_core_only,
+}
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+        print(f"usage: python scripts/dev.py {{{'|'.join(COMMANDS)}}} [args...]", file=sys.stderr)
+        return 2
+    return COMMANDS[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
