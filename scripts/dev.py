@@ -155,12 +155,65 @@ def cmd_core_only(_args: list[str]) -> int:
     return _pytest(python, ["-p", "no:cacheprovider", "packages/core/tests", "conformance/tests"])
 
 
+ADAPTERS = {
+    # name: (package dir, import name, wheel prefix, framework pins for the clean venv)
+    "openai-agents": (
+        "packages/adapter-openai-agents",
+        "schemarouter_openai_agents",
+        "schemarouter_openai_agents-",
+        ["openai-agents==0.24.0"],
+    ),
+    "pydantic-ai": (
+        "packages/adapter-pydantic-ai",
+        "schemarouter_pydantic_ai",
+        "schemarouter_pydantic_ai-",
+        ["pydantic-ai-slim[mcp]==2.68.0"],
+    ),
+    "langchain": (
+        "packages/adapter-langchain",
+        "schemarouter_langchain",
+        "schemarouter_langchain-",
+        ["langchain==1.5.2", "langchain-core==1.8.3"],
+    ),
+}
+
+
+def cmd_wheel_check(args: list[str]) -> int:
+    """An adapter from built wheels in a clean venv: its tests, then its validation artifact."""
+    names = args or list(ADAPTERS)
+    dist = ROOT / "dist"
+    wheels = build_wheels(dist)
+    for name in names:
+        if name not in ADAPTERS:
+            print(f"unknown adapter {name!r}; choose from {sorted(ADAPTERS)}", file=sys.stderr)
+            return 2
+        package_dir, module, prefix, pins = ADAPTERS[name]
+        target = ROOT / f".venv-wheel-{name}"
+        shutil.rmtree(target, ignore_errors=True)
+        uv = _make_venv(target)
+        picked = [
+            w for w in wheels if w.name.startswith((prefix, "schemarouter_core-", "schemarouter_conformance-"))
+        ]
+        _uv_install(uv, target, *picked, *pins, "pytest>=8.3", "pytest-asyncio>=1.0")
+        python = _bin(target, "python")
+        code = _pytest(python, ["-p", "no:cacheprovider", "-q", package_dir])
+        if code:
+            return code
+        workdir = ROOT / "artifacts" / f"wheel-check-{name}"
+        workdir.mkdir(parents=True, exist_ok=True)
+        code = _run(python, "-m", f"{module}.validate", cwd=workdir)
+        if code:
+            return code
+    return 0
+
+
 COMMANDS = {
     "test": cmd_test,
     "demo": cmd_demo,
     "lint": cmd_lint,
     "wheels": cmd_wheels,
     "core-only": cmd_core_only,
+    "wheel-check": cmd_wheel_check,
 }
 
 
