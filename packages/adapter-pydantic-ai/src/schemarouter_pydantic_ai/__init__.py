@@ -1,7 +1,41 @@
-"""SchemaRouter for PydanticAI: routed toolsets and a capability behind PydanticAI's native hooks."""
+"""SchemaRouter for PydanticAI: routed toolsets, a capability and a tool-search strategy.
+
+    router = PydanticAIRouter(Visibility(schema_router, k=3))
+    agent = Agent(model, toolsets=[router.toolset(mcp_toolset)], deps_type=RoutingRequest)
+    await agent.run("...", deps=RoutingRequest("the user's request"))
+
+The framework keeps the agent loop, approvals, hooks and tool execution; routing only
+decides which tools the model sees in a run.
+"""
 
 from __future__ import annotations
 
+from ._capability import RoutedTools
+from ._mirror import catalog_from_function_toolset, catalog_from_mcp_toolset, catalog_from_tool_defs
+from ._request import RequestFrom, RoutingRequest, default_request_from
+from ._router import LOGGER_NAME, CatalogName, PydanticAIRouter
+from ._search import RoutedToolSearch
+from ._toolset import RoutedToolset, listed_catalog_name
+from .errors import AdapterSetupError, HiddenToolCallError, RoutingUnavailableError
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "LOGGER_NAME",
+    "AdapterSetupError",
+    "CatalogName",
+    "HiddenToolCallError",
+    "PydanticAIRouter",
+    "RequestFrom",
+    "RoutedToolSearch",
+    "RoutedTools",
+    "RoutedToolset",
+    "RoutingRequest",
+    "RoutingUnavailableError",
+    "__version__",
+    "catalog_from_function_toolset",
+    "catalog_from_mcp_toolset",
+    "catalog_from_tool_defs",
+    "default_request_from",
+    "listed_catalog_name",
+]

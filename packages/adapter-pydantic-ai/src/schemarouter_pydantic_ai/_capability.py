@@ -1,0 +1,49 @@
+"""`RoutedTools`: the agent-wide form, through PydanticAI's `prepare_tools` capability hook."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.tools import ToolDefinition
+
+from ._router import CatalogName, PydanticAIRouter
+
+__all__ = ["RoutedTools"]
+
+
+@dataclass
+class RoutedTools(AbstractCapability[Any]):
+    """Narrows every function tool of an agent to the run's allow-set, best-ranked first.
+
+    PydanticAI feeds the result of `prepare_tools` into both the model request and the
+    run's tool manager, so a tool filtered here cannot be executed in this step. Tools whose
+    catalog name is not in the allow-set are hidden, including tools that are not in the
+    catalog at all: keep unrouted tools out of reach of this capability (use
+    `PydanticAIRouter.toolset` on the routed toolsets instead) or list them in the
+    visibility's `always_visible`. Tool definitions that pass are returned unchanged.
+
+    `catalog_name` maps a tool definition to its catalog name (default: its name as the model
+    sees it, so prefixed tools need a mapping); `source` matches by route instead of by name.
+    """
+
+    router: PydanticAIRouter
+    source: str | None = field(default=None, kw_only=True)
+    catalog_name: CatalogName | None = field(default=None, kw_only=True)
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None  # holds a live router; not part of an agent spec
+
+    def _name(self, tool_def: ToolDefinition) -> str | None:
+        return self.catalog_name(tool_def) if self.catalog_name is not None else tool_def.name
+
+    async def prepare_tools(
+        self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        allow = self.router.allow_set(ctx)
+        if allow is None:
+            return []
+        return self.router.select(allow, tool_defs, self._name, self.source)

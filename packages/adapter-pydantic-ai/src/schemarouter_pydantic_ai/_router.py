@@ -1,0 +1,184 @@
+"""`PydanticAIRouter`: one routing object per agent, wrapping any `AllowSetProvider`."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic_ai import RunContext
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset
+
+from schemarouter import AllowSet, AllowSetProvider
+
+from ._request import RequestFrom, RoutingRequest, default_request_from, normalize_request
+from .errors import AdapterSetupError, RoutingUnavailableError
+
+if TYPE_CHECKING:
+    from ._capability import RoutedTools
+    from ._search import RoutedToolSearch
+    from ._toolset import RoutedToolset
+
+__all__ = ["LOGGER_NAME", "CatalogName", "PydanticAIRouter"]
+
+LOGGER_NAME = "schemarouter.pydantic_ai"
+logger = logging.getLogger(LOGGER_NAME)
+
+CatalogName = Callable[[ToolDefinition], "str | None"]
+"""Maps a tool definition as PydanticAI lists it to its name in the routing catalog (None: not routed)."""
+
+_T = TypeVar("_T")
+_CacheKey = tuple[str, int, str, Hashable, str]
+
+
+def _catalog_version(provider: AllowSetProvider) -> str | None:
+    catalog = getattr(getattr(provider, "router", None), "catalog", None)
+    version = getattr(catalog, "version", None)
+    return version if isinstance(version, str) else None
+
+
+class PydanticAIRouter:
+    """Routes PydanticAI runs with one allow-set provider (normally a `schemarouter.Visibility`).
+
+    `request_from(ctx)` derives the routing request from the run context; the default reads
+    `ctx.deps` (see `default_request_from`). The allow-set is computed at most once per run
+    step for a given request and catalog version; nothing is shared between runs.
+
+    When no request can be derived, or the provider raises, routed tools are hidden and a
+    WARNING is logged on the `schemarouter.pydantic_ai` logger; with `raise_on_failure=True`
+    a `RoutingUnavailableError` is raised as well, which ends the run.
+    """
+
+    def __init__(
+        self,
+        visibility: AllowSetProvider,
+        *,
+        request_from: RequestFrom = default_request_from,
+        raise_on_failure: bool = False,
+        cache_size: int = 256,
+    ) -> None:
+        if not isinstance(visibility, AllowSetProvider):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AdapterSetupError(
+                f"visibility must provide allow_set(query, principal), got {type(visibility).__name__}"
+            )
+        if not callable(request_from):
+            raise AdapterSetupError("request_from must be callable")
+        if cache_size < 0:
+            raise AdapterSetupError("cache_size must be >= 0")
+        self.visibility = visibility
+        self.request_from = request_from
+        self.raise_on_failure = raise_on_failure
+        self._cache_size = cache_size
+        self._cache: OrderedDict[_CacheKey, AllowSet] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- the allow-set for a run -----------------------------------------------------------------
+
+    def request(self, ctx: RunContext[Any]) -> RoutingRequest | None:
+        """The routing request of this run, or None. Raises what `request_from` raises."""
+        return normalize_request(self.request_from(ctx))
+
+    def allow_set(self, ctx: RunContext[Any]) -> AllowSet | None:
+        """The allow-set for this run step, or None when routing failed (routed tools then stay hidden)."""
+        try:
+            request = self.request(ctx)
+        except AdapterSetupError:
+            raise
+        except Exception as exc:
+            return self.report_failure(
+                "request_error", f"request_from raised {type(exc).__name__}: {exc}", exc
+            )
+        if request is None:
+            return self.report_failure(
+                "missing_request", "the run context carries no routing request (ctx.deps)", None
+            )
+        key = self._cache_key(ctx, request)
+        if key is not None:
+            with self._lock:
+                cached = self._cache.get(key)
+                if cached is not None:
+                    self._cache.move_to_end(key)
+                    return cached
+        try:
+            allow = self.visibility.allow_set(request.query, request.principal)
+        except Exception as exc:
+            return self.report_failure(
+                "router_error", f"the allow-set provider raised {type(exc).__name__}: {exc}", exc
+            )
+        if key is not None and self._cache_size:
+            with self._lock:
+                self._cache[key] = allow
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return allow
+
+    def _cache_key(self, ctx: RunContext[Any], request: RoutingRequest) -> _CacheKey | None:
+        version = _catalog_version(self.visibility)
+        if ctx.run_id is None or version is None:
+            return None
+        try:
+            hash(request.principal)
+        except TypeError:
+            return None
+        return (ctx.run_id, ctx.run_step, request.query, request.principal, version)
+
+    def report_failure(self, cause: str, message: str, exc: BaseException | None = None) -> None:
+        """Log a routing failure (and raise `RoutingUnavailableError` if so configured)."""
+        logger.warning("routing unavailable, routed tools hidden: [%s] %s", cause, message)
+        if self.raise_on_failure:
+            raise RoutingUnavailableError(cause, message) from exc
+        return None
+
+    def select(
+        self,
+        allow: AllowSet,
+        items: Sequence[_T],
+        name_of: Callable[[_T], str | None],
+        source: str | None = None,
+    ) -> list[_T]:
+        """The items visible in `allow`, best-ranked first (ties keep their listed order)."""
+        ranking = allow.routes if source is not None else allow.names
+        rank = {key: i for i, key in reversed(list(enumerate(ranking)))}
+        kept: list[tuple[int, int, _T]] = []
+        for position, item in enumerate(items):
+            name = name_of(item)
+            if name is None:
+                continue
+            key = name if source is None else f"{source}:{name}"
+            if key in rank:
+                kept.append((rank[key], position, item))
+        kept.sort(key=lambda entry: (entry[0], entry[1]))
+        return [item for _, _, item in kept]
+
+    # -- PydanticAI integration points ------------------------------------------------------------
+
+    def toolset(
+        self,
+        toolset: AbstractToolset[Any],
+        *,
+        source: str | None = None,
+        catalog_name: CatalogName | None = None,
+    ) -> RoutedToolset:
+        """Wrap `toolset` so each run sees only its allow-set (see `RoutedToolset`)."""
+        from ._toolset import RoutedToolset
+
+        return RoutedToolset(toolset, router=self, source=source, catalog_name=catalog_name)
+
+    def capability(
+        self, *, source: str | None = None, catalog_name: CatalogName | None = None
+    ) -> RoutedTools:
+        """An agent-wide capability narrowing every function tool (see `RoutedTools`)."""
+        from ._capability import RoutedTools
+
+        return RoutedTools(router=self, source=source, catalog_name=catalog_name)
+
+    def tool_search(
+        self, *, source: str | None = None, catalog_name: CatalogName | None = None
+    ) -> RoutedToolSearch:
+        """A `ToolSearch(strategy=...)` function ranking deferred tools with the no-route gate."""
+        from ._search import RoutedToolSearch
+
+        return RoutedToolSearch(router=self, source=source, catalog_name=catalog_name)

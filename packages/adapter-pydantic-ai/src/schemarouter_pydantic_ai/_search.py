@@ -1,0 +1,63 @@
+"""`RoutedToolSearch`: a strategy for PydanticAI's `ToolSearch` capability.
+
+PydanticAI hides tools marked `defer_loading=True` until the model searches for them. With
+this strategy the search ranks them with SchemaRouter and keeps the no-route gate: a
+search that only weakly matches returns nothing rather than the nearest tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.tools import ToolDefinition
+
+from ._router import CatalogName, PydanticAIRouter
+from .errors import AdapterSetupError
+
+__all__ = ["RoutedToolSearch"]
+
+
+@dataclass(frozen=True)
+class RoutedToolSearch:
+    """Use as `ToolSearch(strategy=router.tool_search())`.
+
+    The model's search queries are joined into one routing query; the principal comes
+    from the run's request (`request_from`). Returns the names of the searchable tools in
+    the resulting allow-set, best first; an empty list on no-route or routing failure.
+    """
+
+    router: PydanticAIRouter
+    source: str | None = field(default=None, kw_only=True)
+    catalog_name: CatalogName | None = field(default=None, kw_only=True)
+
+    def _name(self, tool_def: ToolDefinition) -> str | None:
+        return self.catalog_name(tool_def) if self.catalog_name is not None else tool_def.name
+
+    def __call__(
+        self, ctx: RunContext[Any], queries: Sequence[str], tools: Sequence[ToolDefinition]
+    ) -> list[str]:
+        router = self.router
+        try:
+            request = router.request(ctx)
+        except AdapterSetupError:
+            raise
+        except Exception as exc:
+            router.report_failure("request_error", f"request_from raised {type(exc).__name__}: {exc}", exc)
+            return []
+        if request is None:
+            router.report_failure("missing_request", "the run context carries no routing request (ctx.deps)")
+            return []
+        query = " ".join(q.strip() for q in queries if q.strip())
+        if not query:
+            return []
+        try:
+            allow = router.visibility.allow_set(query, request.principal)
+        except Exception as exc:
+            router.report_failure(
+                "router_error", f"the allow-set provider raised {type(exc).__name__}: {exc}", exc
+            )
+            return []
+        return [tool_def.name for tool_def in router.select(allow, list(tools), self._name, self.source)]
