@@ -56,9 +56,22 @@ def _make_venv(venv_dir: Path) -> Path:
         venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
     uv = _bin(venv_dir, "uv")
     if not uv.exists():
-        if subprocess.call([str(_bin(venv_dir, "python")), "-m", "pip", "--version"], stdout=subprocess.DEVNULL) != 0:
+        if (
+            subprocess.call(
+                [str(_bin(venv_dir, "python")), "-m", "pip", "--version"], stdout=subprocess.DEVNULL
+            )
+            != 0
+        ):
             _check(_bin(venv_dir, "python"), "-m", "ensurepip", "--upgrade")
-        _check(_bin(venv_dir, "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "uv>=0.5")
+        _check(
+            _bin(venv_dir, "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "uv>=0.5",
+        )
     return uv
 
 
@@ -102,15 +115,20 @@ def cmd_demo(args: list[str]) -> int:
 
 
 def _has_demo(python: Path) -> bool:
-    probe = "from schemarouter.cli import build_parser; import sys; sys.exit(0 if 'demo' in build_parser()._subparsers._group_actions[0].choices else 1)"  # noqa: E501
+    probe = "from schemarouter.cli import build_parser; import sys; sys.exit(0 if 'demo' in build_parser()._subparsers._group_actions[0].choices else 1)"
     return subprocess.call([str(python), "-c", probe], cwd=ROOT) == 0
 
 
 def _fallback_demo(args: list[str]) -> int:
     python = _bin(VENV, "python")
     return _run(
-        _bin(VENV, "schemarouter"), "catalog", "--stdio", f"{python} -m schemarouter_conformance.fixture_server",
-        "--name", "fixture", *args,
+        _bin(VENV, "schemarouter"),
+        "catalog",
+        "--stdio",
+        f"{python} -m schemarouter_conformance.fixture_server",
+        "--name",
+        "fixture",
+        *args,
     )
 
 
@@ -150,7 +168,11 @@ def cmd_core_only(_args: list[str]) -> int:
     core = [w for w in wheels if w.name.startswith(("schemarouter_core-", "schemarouter_conformance-"))]
     _uv_install(uv, target, *core, "pytest>=8.3", "pytest-asyncio>=1.0")
     python = _bin(target, "python")
-    probe = "import importlib.util, sys; bad=[m for m in %r if importlib.util.find_spec(m)]; print('frameworks present:', bad); sys.exit(1 if bad else 0)" % (FRAMEWORK_MODULES,)  # noqa: E501
+    probe = (
+        "import importlib.util, sys;"
+        f"bad = [m for m in {FRAMEWORK_MODULES!r} if importlib.util.find_spec(m)];"
+        "print('frameworks present:', bad); sys.exit(1 if bad else 0)"
+    )
     _check(python, "-c", probe)
     return _pytest(python, ["-p", "no:cacheprovider", "packages/core/tests", "conformance/tests"])
 
@@ -192,7 +214,9 @@ def cmd_wheel_check(args: list[str]) -> int:
         shutil.rmtree(target, ignore_errors=True)
         uv = _make_venv(target)
         picked = [
-            w for w in wheels if w.name.startswith((prefix, "schemarouter_core-", "schemarouter_conformance-"))
+            w
+            for w in wheels
+            if w.name.startswith((prefix, "schemarouter_core-", "schemarouter_conformance-"))
         ]
         _uv_install(uv, target, *picked, *pins, "pytest>=8.3", "pytest-asyncio>=1.0")
         python = _bin(target, "python")

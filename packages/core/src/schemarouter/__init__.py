@@ -26,6 +26,7 @@ from ._visibility import Visibility
 from .errors import (
     PolicyViolationError,
     RoutingError,
+    RuntimeFailure,
     SchemaError,
     SchemaRouterError,
     ServerConnectionError,
@@ -62,6 +63,7 @@ __all__ = [
     "Retrieval",
     "RetrievalAbstentionPolicy",
     "RoutingError",
+    "RuntimeFailure",
     "SchemaError",
     "SchemaRouter",
     "SchemaRouterError",

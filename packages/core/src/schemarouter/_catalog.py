@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError as JsonSchemaError
@@ -71,7 +71,7 @@ def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipRea
     if size > limits.max_schema_bytes:
         return "schema_too_large", f"{what} is {size} bytes, over the limit of {limits.max_schema_bytes}"
     try:
-        Draft202012Validator.check_schema(value)
+        Draft202012Validator.check_schema(cast("Mapping[str, Any]", value))
     except JsonSchemaError as exc:
         where = "/".join(str(p) for p in exc.path) or "(root)"
         return "invalid_schema", f"{what} is not a valid JSON Schema at {where}: {exc.message}"
@@ -86,15 +86,19 @@ def _validate(source: str, spec: ToolSpec, limits: CatalogLimits) -> Capability 
         return SkippedTool(source, name, "invalid_schema", f"tool name contains {ROUTE_SEPARATOR!r}")
     if spec.description is not None and not isinstance(spec.description, str):
         return SkippedTool(source, name, "invalid_description", "description is not a string")
-    input_schema = spec.input_schema if spec.input_schema is not None else {"type": "object", "properties": {}}
-    problem = _check_schema(input_schema, "input schema", limits)
-    if problem is None and isinstance(input_schema, Mapping) and input_schema.get("type", "object") != "object":
+    raw_schema: Any = (
+        spec.input_schema if spec.input_schema is not None else {"type": "object", "properties": {}}
+    )
+    problem = _check_schema(raw_schema, "input schema", limits)
+    input_schema = cast("Mapping[str, Any]", raw_schema)
+    if problem is None and input_schema.get("type", "object") != "object":
         problem = ("invalid_schema", "input schema root is not of type 'object'")
     if problem is None and spec.output_schema is not None:
         problem = _check_schema(spec.output_schema, "output schema", limits)
     if problem is not None:
         return SkippedTool(source, name, problem[0], problem[1])
-    annotations = spec.annotations if isinstance(spec.annotations, Mapping) else None
+    raw_annotations: Any = spec.annotations
+    annotations = cast("Mapping[str, Any]", raw_annotations) if isinstance(raw_annotations, Mapping) else None
     title = spec.title if isinstance(spec.title, str) else None
     return Capability(
         source=source,
@@ -147,10 +151,14 @@ class Catalog:
             if isinstance(result, SkippedTool):
                 skipped.append(result)
             elif result.name in seen:
-                skipped.append(SkippedTool(source, result.name, "duplicate_name", "an earlier tool has this name"))
+                skipped.append(
+                    SkippedTool(source, result.name, "duplicate_name", "an earlier tool has this name")
+                )
             elif len(caps) >= limits.max_tools:
                 skipped.append(
-                    SkippedTool(source, result.name, "tool_limit", f"over the limit of {limits.max_tools} tools")
+                    SkippedTool(
+                        source, result.name, "tool_limit", f"over the limit of {limits.max_tools} tools"
+                    )
                 )
             else:
                 seen.add(result.name)

@@ -7,7 +7,7 @@ that names the server, and every connection attempt is bounded in time.
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -150,11 +150,15 @@ class McpSource:
             from mcp.client.streamable_http import streamable_http_client
 
             http = _httpx.AsyncClient(headers=dict(self.headers), timeout=self.timeout)
-            return Client(streamable_http_client(self.url, http_client=http), read_timeout_seconds=self.timeout, cache=None)
+            return Client(
+                streamable_http_client(self.url, http_client=http),
+                read_timeout_seconds=self.timeout,
+                cache=None,
+            )
         return Client(self.url, read_timeout_seconds=self.timeout, cache=None)
 
     @asynccontextmanager
-    async def connect(self) -> AsyncIterator[Client]:
+    async def connect(self) -> AsyncGenerator[Client]:
         """An open MCP client; connecting is bounded by `timeout` and failures raise `SourceError`.
 
         Requests made through the client are bounded by the client's read timeout.
@@ -184,7 +188,9 @@ class McpSource:
                 page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
                 annotations: dict[str, Any] | None = (
-                    tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+                    tool.annotations.model_dump(by_alias=True, exclude_none=True)
+                    if tool.annotations
+                    else None
                 )
                 specs.append(
                     ToolSpec(

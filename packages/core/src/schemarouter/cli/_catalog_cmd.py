@@ -37,7 +37,8 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
             for cap in catalog
         ],
         "skipped": [
-            {"source": s.source, "name": s.name, "reason": s.reason, "detail": s.detail} for s in catalog.skipped
+            {"source": s.source, "name": s.name, "reason": s.reason, "detail": s.detail}
+            for s in catalog.skipped
         ],
     }
 
@@ -68,7 +69,9 @@ async def run(args: argparse.Namespace) -> int:
     stdout.print(table)
     stdout.print("hints are as reported by the server (untrusted); bytes are compact JSON, not tokens")
     for skip in catalog.skipped:
-        stdout.print(f"[yellow]skipped[/] {skip.source}:{skip.name or '(unnamed)'} — {skip.reason}: {skip.detail}")
+        stdout.print(
+            f"[yellow]skipped[/] {skip.source}:{skip.name or '(unnamed)'} — {skip.reason}: {skip.detail}"
+        )
     return 0
 
 

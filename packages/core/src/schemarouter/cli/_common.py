@@ -17,7 +17,7 @@ from ..errors import UserError
 __all__ = ["add_source_arguments", "emit_json", "load_router", "stderr", "stdout"]
 
 stdout = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
-stderr = Console(stderr=True, highlight=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
