@@ -10,6 +10,7 @@ from ._callables import CallableSource, callable_spec
 from ._canonical import canonical_bytes, canonical_json
 from ._capability import FINGERPRINT_FIELDS, Capability, make_route
 from ._catalog import Catalog, CatalogLimits, SkippedTool, SkipReason, ToolSpec
+from ._config import RoutingConfig
 from ._evidence import (
     BYTES_NOTE,
     EVIDENCE_FIELDS,
@@ -62,6 +63,7 @@ __all__ = [
     "PolicyViolationError",
     "Retrieval",
     "RetrievalAbstentionPolicy",
+    "RoutingConfig",
     "RoutingError",
     "RuntimeFailure",
     "SchemaError",
