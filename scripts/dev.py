@@ -110,26 +110,8 @@ def cmd_test(args: list[str]) -> int:
 
 
 def cmd_demo(args: list[str]) -> int:
-    python = ensure_dev_env()
-    return _run(_bin(VENV, "schemarouter"), "demo", *args) if _has_demo(python) else _fallback_demo(args)
-
-
-def _has_demo(python: Path) -> bool:
-    probe = "from schemarouter.cli import build_parser; import sys; sys.exit(0 if 'demo' in build_parser()._subparsers._group_actions[0].choices else 1)"
-    return subprocess.call([str(python), "-c", probe], cwd=ROOT) == 0
-
-
-def _fallback_demo(args: list[str]) -> int:
-    python = _bin(VENV, "python")
-    return _run(
-        _bin(VENV, "schemarouter"),
-        "catalog",
-        "--stdio",
-        f"{python} -m schemarouter_conformance.fixture_server",
-        "--name",
-        "fixture",
-        *args,
-    )
+    ensure_dev_env()
+    return _run(_bin(VENV, "schemarouter"), "demo", *args)
 
 
 def cmd_lint(_args: list[str]) -> int:

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import SchemaRouterError, UserError
-from . import _catalog_cmd
+from . import _catalog_cmd, _demo_cmd
 from ._common import stderr
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (_catalog_cmd,)
+_COMMANDS = (_catalog_cmd, _demo_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:
