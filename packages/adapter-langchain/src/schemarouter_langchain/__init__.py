@@ -1,7 +1,44 @@
-"""SchemaRouter for LangChain: routing middleware with call-time enforcement."""
+"""SchemaRouter for LangChain: routing middleware with call-time enforcement.
+
+`LangChainRouter` is an `AgentMiddleware` for `create_agent`: it narrows the tools a model
+is offered to the per-request allow-set and refuses calls to any other tool.
+`routed_model` does the same for plain langchain-core chat models.
+"""
 
 from __future__ import annotations
 
+from ._mcp_tools import McpToolkit
+from ._middleware import LangChainRouter
+from ._mirror import ANNOTATIONS_METADATA_KEY, catalog_from_tools, tool_input_schema, tool_spec
+from ._refusal import REFUSAL_KEY, RefusalReason, refusal_message, refusal_of
+from ._request import RequestFrom, RouteRequest, coerce_request, default_request_from, last_human_text
+from ._routing import LOGGER_NAME, OnFailure, TurnRouting
+from ._runnable import routed_model
+from .errors import MissingRequestError, ToolConversionError
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = [
+    "ANNOTATIONS_METADATA_KEY",
+    "LOGGER_NAME",
+    "REFUSAL_KEY",
+    "LangChainRouter",
+    "McpToolkit",
+    "MissingRequestError",
+    "OnFailure",
+    "RefusalReason",
+    "RequestFrom",
+    "RouteRequest",
+    "ToolConversionError",
+    "TurnRouting",
+    "__version__",
+    "catalog_from_tools",
+    "last_human_text",
+    "tool_input_schema",
+    "refusal_message",
+    "refusal_of",
+    "default_request_from",
+    "coerce_request",
+    "routed_model",
+    "tool_spec",
+]

@@ -1,0 +1,40 @@
+"""The error `ToolMessage` returned instead of running a tool that is not visible."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langchain_core.messages import BaseMessage, ToolCall, ToolMessage
+
+__all__ = ["REFUSAL_KEY", "RefusalReason", "refusal_message", "refusal_of"]
+
+REFUSAL_KEY = "schemarouter_refusal"
+"""Key in `ToolMessage.artifact` that marks a call refused by SchemaRouter."""
+
+RefusalReason = Literal["hidden", "routing_failed"]
+
+
+def refusal_message(tool_call: ToolCall, reason: RefusalReason, detail: str = "") -> ToolMessage:
+    """An error result for a call the model was not allowed to make; the tool body never runs."""
+    name = tool_call["name"]
+    text = (
+        f"Tool '{name}' is not available for this request."
+        if reason == "hidden"
+        else f"Tool '{name}' is not available: tool routing failed for this request."
+    )
+    return ToolMessage(
+        content=text,
+        tool_call_id=tool_call.get("id") or "",
+        name=name,
+        status="error",
+        artifact={REFUSAL_KEY: {"tool": name, "reason": reason, "detail": detail}},
+    )
+
+
+def refusal_of(message: BaseMessage) -> Mapping[str, Any] | None:
+    """The refusal record of a `ToolMessage` made by `refusal_message`, else None."""
+    if not isinstance(message, ToolMessage) or not isinstance(message.artifact, Mapping):
+        return None
+    record = message.artifact.get(REFUSAL_KEY)  # pyright: ignore[reportUnknownMemberType]
+    return record if isinstance(record, Mapping) else None  # pyright: ignore[reportUnknownVariableType]
