@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._callables import CallableSource, callable_spec
+from ._calls import ToolResult
 from ._canonical import canonical_bytes, canonical_json
 from ._capability import FINGERPRINT_FIELDS, Capability, make_route
 from ._catalog import Catalog, CatalogLimits, SkippedTool, SkipReason, ToolSpec
@@ -20,7 +21,11 @@ from ._evidence import (
     LatencySummary,
     missing_evidence_fields,
 )
+from ._execution import ainvoke_selective, execute_selective_plan
 from ._mcp import McpSource
+from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, PlanSelection, RunConfig
+from ._policy import EffectClass, ExecutionPolicy, PolicyDecision
+from ._refusal import RefusalReason
 from ._results import AllowSet, AllowSetProvider, Candidate, DecisionReason, Retrieval, Signal, ToolDecision
 from ._router import SchemaRouter
 from ._visibility import Visibility
@@ -43,6 +48,18 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "EffectClass",
+    "ExecutableRetrieval",
+    "ExecutionPlan",
+    "ExecutionPolicy",
+    "PlanRequest",
+    "PlanSelection",
+    "PolicyDecision",
+    "RefusalReason",
+    "RunConfig",
+    "ToolResult",
+    "ainvoke_selective",
+    "execute_selective_plan",
     "BYTES_NOTE",
     "EVIDENCE_FIELDS",
     "FINGERPRINT_FIELDS",

@@ -8,9 +8,20 @@ from typing import Any, Literal
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._callables import CallableSource
+from ._calls import ToolResult
 from ._catalog import Catalog, CatalogLimits
+from ._execution import run_plan
 from ._index import LexicalIndex
 from ._mcp import McpSource
+from ._plans import (
+    ExecutableRetrieval,
+    ExecutionPlan,
+    PlanRequest,
+    RunConfig,
+    make_plan,
+    retrieve_for_request,
+)
+from ._policy import ExecutionPolicy
 from ._results import Retrieval
 from .errors import UserError
 
@@ -30,17 +41,23 @@ class SchemaRouter:
         catalog: Catalog,
         *,
         sources: Iterable[McpSource | CallableSource] = (),
+        policy: ExecutionPolicy | None = None,
     ) -> None:
         self._catalog = catalog
         self._sources: dict[str, McpSource | CallableSource] = {s.name: s for s in sources}
         self._index: LexicalIndex | None = None
         self._lock = threading.Lock()
+        self._policy = policy if policy is not None else ExecutionPolicy()
+        self._catalog_loaded_at = self._policy.clock()
 
     # -- construction -------------------------------------------------------------------------
 
     @classmethod
     async def from_sources(
-        cls, *sources: McpSource | CallableSource, limits: CatalogLimits | None = None
+        cls,
+        *sources: McpSource | CallableSource,
+        limits: CatalogLimits | None = None,
+        policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
         """Load every source (MCP sources are contacted once, for `tools/list` only)."""
         names = [s.name for s in sources]
@@ -52,7 +69,7 @@ class SchemaRouter:
                 catalogs.append(await source.load(limits))
             else:
                 catalogs.append(source.load(limits))
-        return cls(Catalog.merge(*catalogs), sources=sources)
+        return cls(Catalog.merge(*catalogs), sources=sources, policy=policy)
 
     @classmethod
     async def from_url(
@@ -64,11 +81,14 @@ class SchemaRouter:
         headers: Mapping[str, str] | None = None,
         timeout: float = 20.0,
         limits: CatalogLimits | None = None,
+        policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
         """A router over the tools of the MCP server at `url` (streamable HTTP)."""
         if kind != "mcp":
             raise UserError(f"unsupported source kind {kind!r}; only 'mcp' is supported")
-        return await cls.from_sources(McpSource.http(url, name=name, headers=headers, timeout=timeout), limits=limits)
+        return await cls.from_sources(
+            McpSource.http(url, name=name, headers=headers, timeout=timeout), limits=limits, policy=policy
+        )
 
     @classmethod
     async def from_stdio(
@@ -81,18 +101,24 @@ class SchemaRouter:
         cwd: str | None = None,
         timeout: float = 20.0,
         limits: CatalogLimits | None = None,
+        policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
         """A router over the tools of the MCP server started by `command args...` (stdio)."""
         source = McpSource.stdio(command, args, env=env, cwd=cwd, name=name, timeout=timeout)
-        return await cls.from_sources(source, limits=limits)
+        return await cls.from_sources(source, limits=limits, policy=policy)
 
     @classmethod
     def from_callables(
-        cls, functions: Iterable[Callable[..., Any]], *, name: str = "python", limits: CatalogLimits | None = None
+        cls,
+        functions: Iterable[Callable[..., Any]],
+        *,
+        name: str = "python",
+        limits: CatalogLimits | None = None,
+        policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
         """A router over Python functions; schemas come from their type hints."""
         source = CallableSource.of(functions, name=name)
-        return cls(source.load(limits), sources=[source])
+        return cls(source.load(limits), sources=[source], policy=policy)
 
     # -- state --------------------------------------------------------------------------------
 
@@ -103,6 +129,16 @@ class SchemaRouter:
     @property
     def sources(self) -> Mapping[str, McpSource | CallableSource]:
         return dict(self._sources)
+
+    @property
+    def policy(self) -> ExecutionPolicy:
+        """The trusted local rules the execution boundary applies (see `ExecutionPolicy`)."""
+        return self._policy
+
+    @property
+    def catalog_age(self) -> float:
+        """Seconds since the catalog was loaded, by the policy's clock."""
+        return self._policy.clock() - self._catalog_loaded_at
 
     @property
     def index(self) -> LexicalIndex:
@@ -135,3 +171,47 @@ class SchemaRouter:
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
         return self.index.retrieve(query, k, policy, preferred_route)
+
+    # -- execution boundary (see docs/execution.md) --------------------------------------------
+
+    def retrieve_executable(
+        self,
+        request: PlanRequest | str,
+        k: int = 5,
+        *,
+        policy: RetrievalAbstentionPolicy | None = None,
+        config: RunConfig | None = None,
+    ) -> ExecutableRetrieval:
+        """`retrieve` for a `PlanRequest`, bound to the request and to `config.principal`.
+
+        Side-effect free. Pass the result to `execute_selective_plan` with a plan for the
+        same request and principal.
+        """
+        return retrieve_for_request(self, request, k, policy=policy, config=config)
+
+    def plan_executable(
+        self,
+        request: PlanRequest | str,
+        *,
+        config: RunConfig | None = None,
+        route: str | None = None,
+        fallback_routes: Sequence[str] = (),
+    ) -> ExecutionPlan:
+        """A sealed plan for `request`, bound to its digest, the catalog version, the route's
+        fingerprint, `config.principal` and the issue time.
+
+        The route is `route` when given, else the request's `preferred_route`, else the best
+        candidate kept by the no-route gate, else the closest candidate it dropped: planning
+        applies no abstention (the selective gate does). Side-effect free.
+        """
+        return make_plan(self, request, config=config, route=route, fallback_routes=fallback_routes)
+
+    async def ainvoke(self, request: PlanRequest | str, config: RunConfig | None = None) -> ToolResult:
+        """Retrieve, plan, check and execute, with no abstention gate.
+
+        The closest tool may be the wrong tool: use `ainvoke_selective` to refuse requests
+        that no tool fits. The plan still passes every other check (contract fingerprint,
+        arguments, `ExecutionPolicy`) before the call.
+        """
+        plan = self.plan_executable(request, config=config)
+        return await run_plan(self, plan, config)

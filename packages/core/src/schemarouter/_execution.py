@@ -1,0 +1,89 @@
+"""The execution boundary: run a plan only if it passes the fail-closed gate.
+
+    router.ainvoke(request)                         retrieval -> plan -> policy -> call
+    ainvoke_selective(router, request, k, policy)   the same, plus the shortlist gate
+    execute_selective_plan(router, retrieval, plan) the selective gate on a plan made earlier
+
+Every refusal is a `PolicyViolationError` raised before any tool call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from ._abstention import RetrievalAbstentionPolicy
+from ._calls import ToolResult, call_cleared
+from ._plan_checks import ClearedCall, check_plan
+from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, RunConfig, as_request
+from .errors import ToolCallError, UserError
+
+if TYPE_CHECKING:
+    from ._router import SchemaRouter
+
+__all__ = ["ainvoke_selective", "execute_selective_plan", "run_plan"]
+
+
+async def _run(router: SchemaRouter, plan: ExecutionPlan, cleared: tuple[ClearedCall, ...]) -> ToolResult:
+    recheck = not router.catalog_age < router.policy.contract_max_age
+    failures: list[ToolCallError] = []
+    for call in cleared:
+        try:
+            result = await call_cleared(call, plan.request.call_arguments, recheck=recheck)
+        except ToolCallError as exc:
+            if failures:
+                exc.__context__ = failures[-1]
+            failures.append(exc)
+            continue
+        except Exception as exc:
+            if failures and exc.__context__ is None:
+                exc.__context__ = failures[-1]
+            raise
+        return dataclasses.replace(result, fallback_from=tuple(f.route for f in failures))
+    raise failures[-1]
+
+
+async def run_plan(router: SchemaRouter, plan: ExecutionPlan, config: RunConfig | None) -> ToolResult:
+    """`router.ainvoke`'s last step: every check except the shortlist, then the call."""
+    return await _run(router, plan, check_plan(router, plan, config))
+
+
+async def execute_selective_plan(
+    router: SchemaRouter,
+    retrieval: ExecutableRetrieval,
+    plan: ExecutionPlan,
+    *,
+    policy: RetrievalAbstentionPolicy | None = None,
+    config: RunConfig | None = None,
+) -> ToolResult:
+    """Run `plan` only if it passes every check, including the shortlist of `retrieval`.
+
+    Refuses before any call, with a `PolicyViolationError` whose `reason` is a
+    `RefusalReason`: a sealed plan from this router, unexpired, for the principal in
+    `config`, over the router's catalog; a retrieval for the same request, principal and
+    catalog; every planned route (fallbacks included) kept both by `retrieval` and by a
+    fresh retrieval under `policy` (default: the policy `retrieval` was made with);
+    unchanged contracts; arguments valid against each input schema; the router's
+    `ExecutionPolicy` allowing each route. MCP contracts are re-checked against the live
+    listing when the catalog is older than `ExecutionPolicy.contract_max_age`.
+    """
+    cleared = check_plan(router, plan, config, shortlist=(retrieval, policy))
+    return await _run(router, plan, cleared)
+
+
+async def ainvoke_selective(
+    router: SchemaRouter,
+    request: PlanRequest | str,
+    *,
+    k: int = 3,
+    policy: RetrievalAbstentionPolicy | None = None,
+    config: RunConfig | None = None,
+) -> ToolResult:
+    """Retrieve, plan and execute in one step, through the same gate as
+    `execute_selective_plan`: no-route verdicts and off-shortlist routes are refused."""
+    if k < 1:
+        raise UserError("k must be >= 1")
+    request = as_request(request)
+    retrieval = router.retrieve_executable(request, k, policy=policy, config=config)
+    plan = router.plan_executable(request, config=config)
+    return await execute_selective_plan(router, retrieval, plan, policy=policy, config=config)

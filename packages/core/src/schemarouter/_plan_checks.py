@@ -1,0 +1,197 @@
+"""The fail-closed checks every plan passes before any tool call. Pure: no I/O.
+
+Each failed check raises `PolicyViolationError` with a `RefusalReason`. The live
+contract re-check needs the server, so it happens in `_calls`, inside the session that
+makes the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator, ValidationError
+
+from ._abstention import RetrievalAbstentionPolicy
+from ._callables import CallableSource
+from ._capability import Capability
+from ._mcp import McpSource
+from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, verify_seal
+from ._policy import PolicyDecision
+from ._refusal import RefusalReason, refuse
+from ._results import Retrieval
+from .errors import UserError
+
+if TYPE_CHECKING:
+    from ._router import SchemaRouter
+
+__all__ = ["ClearedCall", "check_plan", "check_shortlist"]
+
+_MAX_REPORTED_ERRORS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ClearedCall:
+    """One route that passed the checks: what to call, where, and the policy's verdict."""
+
+    capability: Capability
+    source: McpSource | CallableSource
+    decision: PolicyDecision
+
+
+def _check_arguments(capability: Capability, arguments: Mapping[str, Any]) -> None:
+    validator = Draft202012Validator(capability.input_schema)
+    found: list[ValidationError] = list(validator.iter_errors(dict(arguments)))  # pyright: ignore[reportUnknownMemberType]
+    errors = sorted(found, key=lambda e: ([str(p) for p in e.absolute_path], e.message))
+    if errors:
+        shown = "; ".join(
+            f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"
+            for e in errors[:_MAX_REPORTED_ERRORS]
+        )
+        extra = len(errors) - _MAX_REPORTED_ERRORS
+        more = f" (and {extra} more)" if extra > 0 else ""
+        refuse(
+            RefusalReason.INVALID_ARGUMENTS,
+            f"arguments do not match the input schema of {capability.route}: {shown}{more}",
+            route=capability.route,
+        )
+
+
+def _check_pairing(router: SchemaRouter, retrieval: ExecutableRetrieval, plan: ExecutionPlan) -> None:
+    if not isinstance(retrieval, ExecutableRetrieval):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise UserError(
+            f"expected the ExecutableRetrieval from router.retrieve_executable, got {type(retrieval).__name__}"
+        )
+    if retrieval.request.digest != plan.request_digest:
+        refuse(
+            RefusalReason.REQUEST_MISMATCH,
+            "the plan and the retrieval were made for different requests",
+            route=plan.route,
+        )
+    if retrieval.principal != plan.principal:
+        refuse(
+            RefusalReason.RETRIEVAL_PRINCIPAL_MISMATCH,
+            f"the retrieval was made for principal {retrieval.principal!r}, the plan for {plan.principal!r}",
+            route=plan.route,
+        )
+    if retrieval.catalog_version != router.catalog.version:
+        refuse(
+            RefusalReason.CATALOG_MISMATCH,
+            f"the retrieval was made over catalog {retrieval.catalog_version[:12]}, "
+            f"the router has {router.catalog.version[:12]}",
+            route=plan.route,
+        )
+
+
+def _kept(retrieval: Retrieval) -> dict[str, str]:
+    return {c.route: c.reason for c in retrieval.candidates if c.kept}
+
+
+def check_shortlist(
+    router: SchemaRouter,
+    retrieval: ExecutableRetrieval,
+    plan: ExecutionPlan,
+    abstention: RetrievalAbstentionPolicy | None,
+) -> None:
+    """Every planned route must be kept both by the given retrieval and by a fresh retrieval
+    of the same request under `abstention`. Retrieval is pure, so the second costs no I/O,
+    and a hand-made retrieval cannot widen the shortlist."""
+    request = retrieval.request
+    policy = abstention if abstention is not None else retrieval.abstention
+    fresh = router.retrieve(
+        request.query, retrieval.k, policy=policy, preferred_route=request.preferred_route
+    )
+    given_kept = _kept(retrieval.retrieval)
+    fresh_kept = _kept(fresh)
+    gate_dropped = {c.route: c.reason for c in (*retrieval.dropped, *fresh.dropped) if c.reason != "beyond_k"}
+    for position, route in enumerate(plan.routes):
+        role = "the planned route" if position == 0 else "the fallback route"
+        if route in given_kept and route in fresh_kept:
+            continue
+        if route in gate_dropped:
+            refuse(
+                RefusalReason.NO_ROUTE,
+                f"{role} {route} was dropped by the gate ({gate_dropped[route]})",
+                route=route,
+            )
+        if fresh.no_route or retrieval.no_route:
+            why = fresh.reason if fresh.no_route else retrieval.reason
+            refuse(RefusalReason.NO_ROUTE, f"retrieval found no route for this request ({why})", route=route)
+        refuse(
+            RefusalReason.OFF_SHORTLIST,
+            f"{role} {route} is not on the shortlist {list(fresh_kept)} (k={retrieval.k})",
+            route=route,
+        )
+
+
+def check_plan(
+    router: SchemaRouter,
+    plan: ExecutionPlan,
+    config: RunConfig | None,
+    *,
+    shortlist: tuple[ExecutableRetrieval, RetrievalAbstentionPolicy | None] | None = None,
+) -> tuple[ClearedCall, ...]:
+    """Run every check on `plan`; return the cleared calls in the order they may be tried.
+
+    With `shortlist` (a retrieval and an abstention policy), the selective checks run too:
+    the retrieval must belong to the same request, principal and catalog, and every
+    planned route must be on its shortlist.
+    """
+    policy = router.policy
+    if not isinstance(plan, ExecutionPlan) or not verify_seal(router, plan):  # pyright: ignore[reportUnnecessaryIsInstance]
+        refuse(RefusalReason.PLAN_SEAL_INVALID, "the plan was not issued by this router or was altered since")
+    now = policy.clock()
+    if now > plan.expires_at:
+        ttl = plan.expires_at - plan.issued_at
+        refuse(
+            RefusalReason.PLAN_EXPIRED,
+            f"the plan expired {now - plan.expires_at:.3g} s ago (time-to-live {ttl:g} s)",
+            route=plan.route,
+        )
+    principal = config.principal if config is not None else None
+    if plan.principal != principal:
+        refuse(
+            RefusalReason.PRINCIPAL_MISMATCH,
+            f"the plan was made for principal {plan.principal!r}, not {principal!r}",
+            route=plan.route,
+        )
+    catalog = router.catalog
+    if plan.catalog_version != catalog.version:
+        refuse(
+            RefusalReason.CATALOG_MISMATCH,
+            f"the plan was made over catalog {plan.catalog_version[:12]}, the router has {catalog.version[:12]}",
+            route=plan.route,
+        )
+    if shortlist is not None:
+        _check_pairing(router, shortlist[0], plan)
+    sources = router.sources
+    cleared: list[ClearedCall] = []
+    for route, fingerprint in zip(plan.routes, plan.fingerprints, strict=True):
+        capability = catalog.get(route)
+        if capability is None:
+            refuse(RefusalReason.UNKNOWN_ROUTE, f"{route!r} is not in the router's catalog", route=route)
+        if capability.fingerprint != fingerprint:
+            refuse(
+                RefusalReason.FINGERPRINT_MISMATCH,
+                f"{route}: contract {capability.short_fingerprint} differs from the planned {fingerprint[:12]}",
+                route=route,
+            )
+        source = sources.get(capability.source)
+        if source is None:
+            refuse(
+                RefusalReason.NOT_EXECUTABLE,
+                f"{route}: the router has no executable source named {capability.source!r}",
+                route=route,
+            )
+        decision = policy.decide(capability, remote=isinstance(source, McpSource))
+        cleared.append(ClearedCall(capability, source, decision))
+    if shortlist is not None:
+        check_shortlist(router, shortlist[0], plan, shortlist[1])
+    for call in cleared:
+        _check_arguments(call.capability, plan.arguments)
+    for call in cleared:
+        if not call.decision.allowed:
+            route = call.capability.route
+            refuse(RefusalReason.POLICY_DENIED, f"{route}: {call.decision.detail}", route=route)
+    return tuple(cleared)
