@@ -1,0 +1,226 @@
+"""The conformance driver for PydanticAI (`schemarouter_conformance.AdapterDriver`).
+
+Expresses a suite scenario with PydanticAI's own mechanisms: an `MCPToolset` for the fixture
+server (entered once and shared by every run, so its tool cache is shared too), approvals
+through `.approval_required()`, guardrails as `Hooks` (`before_tool_execute` /
+`after_tool_execute`), and `FunctionModel` scripts as the offline model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.messages import ModelMessage, RetryPromptPart
+from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDenied
+
+from schemarouter_conformance import (
+    CallReport,
+    DriverCapabilities,
+    OfferedTool,
+    OfferedTools,
+    RunRequest,
+    Scenario,
+    read_call_log,
+)
+
+from ._router import PydanticAIRouter
+from ._scripted import (
+    Layout,
+    RunDeps,
+    ScriptedTurn,
+    build_agent,
+    call_turn,
+    find_call_result,
+    fixture_toolset,
+)
+from .errors import RoutingUnavailableError
+
+__all__ = ["BuiltAgent", "PydanticAIDriver"]
+
+
+@dataclass
+class BuiltAgent:
+    """What `PydanticAIDriver.build` returns: the agent and what it holds open."""
+
+    agent: Agent[RunDeps, str | DeferredToolRequests]
+    toolset: MCPToolset[Any]
+    router: PydanticAIRouter
+    scenario: Scenario
+
+
+@dataclass(frozen=True)
+class _Pending:
+    messages: list[ModelMessage]
+    call_id: str
+    arguments: Mapping[str, Any]
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith("schemarouter"):
+            self.messages.append(record.getMessage())
+
+
+@contextmanager
+def _captured_failures() -> Iterator[_Capture]:
+    handler = _Capture()
+    logger = logging.getLogger("schemarouter")
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+
+
+def _deps(request: RunRequest) -> RunDeps:
+    return RunDeps(request.query, request.principal)
+
+
+class PydanticAIDriver:
+    """Driver for the SchemaRouter conformance suite.
+
+    `Scenario.options` understood: `layout` (`"toolset"`, `"approval_outside"` or
+    `"capability"`; see `build_agent`) and `cache_tools` (default True).
+    """
+
+    name = "pydantic-ai"
+    capabilities = DriverCapabilities()
+
+    def __init__(self, layout: Layout = "toolset") -> None:
+        self.layout: Layout = layout
+
+    async def build(self, scenario: Scenario) -> BuiltAgent:
+        source = scenario.source
+        toolset = fixture_toolset(
+            command=source.command,
+            args=source.args,
+            env=source.env,
+            url=source.url if source.transport == "http" else None,
+            cache_tools=bool(scenario.options.get("cache_tools", True)),
+        )
+        await toolset.__aenter__()
+        router = PydanticAIRouter(scenario.visibility)
+        agent = build_agent(
+            router,
+            toolset,
+            approval_required=scenario.approval_required,
+            trip_value=scenario.guardrail_trip_value,
+            layout=scenario.options.get("layout", self.layout),
+            source=source.source_name,
+        )
+        return BuiltAgent(agent, toolset, router, scenario)
+
+    async def offered_tools(self, agent: BuiltAgent, request: RunRequest) -> OfferedTools:
+        turn = ScriptedTurn()
+        failure: str | None = None
+        with _captured_failures() as captured:
+            try:
+                await agent.agent.run("route this request", deps=_deps(request), model=turn.model())
+            except RoutingUnavailableError as exc:
+                failure = str(exc)
+        if failure is None and captured.messages:
+            failure = captured.messages[0]
+        offered = turn.offered[0] if turn.offered else []
+        tools = tuple(OfferedTool(d.name, d.parameters_json_schema) for d in offered)
+        return OfferedTools(tools, failure)
+
+    def _ran(self, agent: BuiltAgent, tool: str, before: int) -> bool:
+        calls = read_call_log(agent.scenario.source.call_log)
+        return any(c.get("tool") == tool for c in calls[before:])
+
+    async def call_tool(
+        self, agent: BuiltAgent, request: RunRequest, tool: str, arguments: Mapping[str, Any]
+    ) -> CallReport:
+        before = len(read_call_log(agent.scenario.source.call_log))
+        deps = _deps(request)
+        try:
+            turn, result = await call_turn(agent.agent, deps, tool, arguments)
+        except Exception as exc:
+            return CallReport(tool, "error", detail=f"{type(exc).__name__}: {exc}")
+        output = result.output
+        if isinstance(output, DeferredToolRequests) and any(
+            c.tool_call_id == turn.call_id for c in output.approvals
+        ):
+            pending = _Pending(result.all_messages(), turn.call_id, dict(arguments))
+            return CallReport(tool, "awaiting_approval", pending=pending)
+        return self._report(agent, tool, deps, result.all_messages(), turn.call_id, before)
+
+    def _report(
+        self,
+        agent: BuiltAgent,
+        tool: str,
+        deps: RunDeps,
+        messages: Sequence[ModelMessage],
+        call_id: str,
+        before: int,
+        *,
+        rejected: bool = False,
+    ) -> CallReport:
+        answer = find_call_result(messages, call_id)
+        seen = any(name == tool for name, _ in deps.outputs_seen)
+        if tool in deps.input_blocked:
+            return CallReport(
+                tool, "blocked_by_input_guardrail", detail="before_tool_execute hook refused the call"
+            )
+        if self._ran(agent, tool, before):
+            content = None if answer is None else str(answer.content)
+            return CallReport(tool, "ran", output=content, output_seen_by_guardrail=seen)
+        if rejected:
+            return CallReport(tool, "rejected", detail="approval denied; the tool did not run")
+        if isinstance(answer, RetryPromptPart) and "Unknown tool name" in str(answer.content):
+            return CallReport(tool, "refused_hidden", detail=str(answer.content))
+        detail = "no tool answer" if answer is None else str(answer.content)
+        return CallReport(tool, "error", detail=detail)
+
+    async def resume(
+        self, agent: BuiltAgent, request: RunRequest, pending: CallReport, *, approve: bool
+    ) -> CallReport:
+        state = pending.pending
+        if not isinstance(state, _Pending):
+            return CallReport(pending.tool, "error", detail="nothing to resume")
+        before = len(read_call_log(agent.scenario.source.call_log))
+        deps = _deps(request)
+        decision: bool | ToolDenied = True if approve else ToolDenied("denied by the reviewer")
+        turn = ScriptedTurn()
+        try:
+            result = await agent.agent.run(
+                deps=deps,
+                model=turn.model(),
+                message_history=state.messages,
+                deferred_tool_results=DeferredToolResults(approvals={state.call_id: decision}),
+            )
+        except Exception as exc:
+            return CallReport(pending.tool, "error", detail=f"{type(exc).__name__}: {exc}")
+        return self._report(
+            agent, pending.tool, deps, result.all_messages(), state.call_id, before, rejected=not approve
+        )
+
+    async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
+        turn = ScriptedTurn()
+        await agent.agent.run("route this request", deps=_deps(request), model=turn.model())
+        return turn.offered[0] if turn.offered else []
+
+    async def validate(self, workdir: Path) -> Path:
+        command = [sys.executable, "-m", "schemarouter_pydantic_ai.validate"]
+        await asyncio.to_thread(
+            subprocess.run, command, cwd=workdir, env=dict(os.environ), check=False, timeout=300
+        )
+        return Path(workdir) / "artifacts" / "external-validation-pydantic-ai.json"
+
+    async def close(self, agent: BuiltAgent) -> None:
+        await agent.toolset.__aexit__(None, None, None)

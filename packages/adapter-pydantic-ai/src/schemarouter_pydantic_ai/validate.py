@@ -1,0 +1,273 @@
+"""External validation: `python -m schemarouter_pydantic_ai.validate`.
+
+Starts the bundled fixture MCP server over stdio, routes the shared validation queries
+through a real PydanticAI agent (offline `FunctionModel`, the server reached through
+`MCPToolset`), and writes `./artifacts/external-validation-pydantic-ai.json` as a
+`schemarouter.EvidenceReport`. The agent keeps PydanticAI's own approval
+(`.approval_required()` on the destructive tools) and hooks (`before_tool_execute` as an
+input guardrail, `after_tool_execute` as an output guardrail). Exits non-zero when recall or
+rejection is below 1.0, any fixture tool body ran, or an approval or hook was lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from pydantic_ai import Agent
+from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition, ToolDenied
+from pydantic_ai.toolsets import FunctionToolset
+
+import schemarouter
+from schemarouter import (
+    AllowSet,
+    EvidenceCase,
+    EvidenceReport,
+    LatencySummary,
+    SchemaRouter,
+    Visibility,
+    canonical_bytes,
+)
+from schemarouter_conformance import (
+    DESTRUCTIVE_TOOLS,
+    GUARDRAIL_TRIP_VALUE,
+    READ_ONLY_TOOLS,
+    SUPPORTED_CASES,
+    UNSUPPORTED_QUERIES,
+    read_call_log,
+    stdio_command,
+)
+
+from ._router import PydanticAIRouter
+from ._scripted import RunDeps, build_agent, call_turn, find_call_result, fixture_toolset, offer_turn
+
+__all__ = ["ARTIFACT", "main", "run_validation"]
+
+ARTIFACT = Path("artifacts") / "external-validation-pydantic-ai.json"
+SOURCE = "fixture"
+
+
+@dataclass
+class _TimedVisibility:
+    """Wraps the real `Visibility`, recording how long each allow-set took to compute."""
+
+    visibility: Visibility
+    samples_ms: list[float] = field(default_factory=list[float])
+
+    @property
+    def router(self) -> SchemaRouter:
+        return self.visibility.router
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        start = time.perf_counter()
+        try:
+            return self.visibility.allow_set(query, principal)
+        finally:
+            self.samples_ms.append((time.perf_counter() - start) * 1000)
+
+
+def _offered_bytes(tool_defs: Sequence[ToolDefinition]) -> int:
+    return sum(
+        len(
+            canonical_bytes(
+                {"name": d.name, "description": d.description or "", "input_schema": d.parameters_json_schema}
+            )
+        )
+        for d in tool_defs
+    )
+
+
+def note_for_output_check(text: str) -> str:
+    """Echo a note back (a local, side-effect-free tool used to observe the output hook)."""
+    return f"note: {text}"
+
+
+async def _approval_preserved(agent: Agent[RunDeps, Any], call_log: Path) -> bool:
+    """A routed-in destructive tool pauses for approval, and a rejection keeps it from running."""
+    case = next(c for c in SUPPORTED_CASES if c.required_tools[0] in DESTRUCTIVE_TOOLS)
+    tool = case.required_tools[0]
+    turn, result = await call_turn(agent, RunDeps(case.query), tool, case.arguments)
+    output = result.output
+    pending = isinstance(output, DeferredToolRequests) and [c.tool_name for c in output.approvals] == [tool]
+    if not pending or read_call_log(call_log):
+        return False
+    denied = await agent.run(
+        deps=RunDeps(case.query),
+        model=turn.model(),
+        message_history=result.all_messages(),
+        deferred_tool_results=DeferredToolResults(
+            approvals={turn.call_id: ToolDenied("rejected by validation")}
+        ),
+    )
+    answer = find_call_result(denied.all_messages(), turn.call_id)
+    return (
+        answer is not None and "rejected by validation" in str(answer.content) and not read_call_log(call_log)
+    )
+
+
+async def _input_guardrail_preserved(agent: Agent[RunDeps, Any], call_log: Path) -> bool:
+    """The `before_tool_execute` hook still refuses a routed-in call carrying the trip value."""
+    case = next(c for c in SUPPORTED_CASES if c.required_tools[0] in READ_ONLY_TOOLS)
+    tool = case.required_tools[0]
+    text_arg = next(name for name, value in case.arguments.items() if isinstance(value, str))
+    deps = RunDeps(case.query)
+    await call_turn(agent, deps, tool, {**case.arguments, text_arg: GUARDRAIL_TRIP_VALUE})
+    return deps.input_blocked == [tool] and not read_call_log(call_log)
+
+
+async def _output_guardrail_preserved(agent: Agent[RunDeps, Any]) -> bool:
+    """The `after_tool_execute` hook still sees tool results on the routed agent.
+
+    Observed on a local, side-effect-free function tool added for this run only, so that no
+    fixture tool body runs during the validation.
+    """
+    local = FunctionToolset([note_for_output_check])
+    deps = RunDeps("tell me a joke about cats")
+    await call_turn(agent, deps, "note_for_output_check", {"text": "hello"}, toolsets=[local])
+    return deps.outputs_seen == [("note_for_output_check", "note: hello")]
+
+
+async def run_validation(call_log: Path) -> EvidenceReport:
+    """Run every check against a fresh fixture server logging to `call_log`; build the report."""
+    command, args = stdio_command(call_log)
+    schema_router = await SchemaRouter.from_stdio(command, args, name=SOURCE)
+    catalog = schema_router.catalog
+    timed = _TimedVisibility(Visibility(schema_router, k=3))
+    router = PydanticAIRouter(timed)
+    toolset = fixture_toolset(command=command, args=args)
+    cases: list[EvidenceCase] = []
+    found = required = rejected = successes = checked = identical = 0
+    async with toolset:
+        agent = build_agent(
+            router,
+            toolset,
+            approval_required=DESTRUCTIVE_TOOLS,
+            trip_value=GUARDRAIL_TRIP_VALUE,
+            source=SOURCE,
+        )
+        queries = [(c.query, "supported", c) for c in SUPPORTED_CASES] + [
+            (q, "unsupported", None) for q in UNSUPPORTED_QUERIES
+        ]
+        for query, kind, case in queries:
+            before = len(timed.samples_ms)
+            offered = await offer_turn(agent, RunDeps(query))
+            latency = sum(timed.samples_ms[before:])
+            allow = timed.visibility.allow_set(query)
+            names = tuple(d.name for d in offered)
+            for tool_def in offered:
+                cap = catalog.lookup(SOURCE, tool_def.name)
+                checked += 1
+                identical += cap is not None and canonical_bytes(
+                    tool_def.parameters_json_schema
+                ) == canonical_bytes(cap.input_schema)
+            if case is not None:
+                hits = [t for t in case.required_tools if t in names]
+                found += len(hits)
+                required += len(case.required_tools)
+                passed = len(hits) == len(case.required_tools) and set(names) == set(allow.names)
+                schema = next(
+                    (d.parameters_json_schema for d in offered if d.name == case.required_tools[0]), None
+                )
+                if (
+                    passed
+                    and schema is not None
+                    and Draft202012Validator(schema).is_valid(dict[str, Any](case.arguments))
+                ):
+                    successes += 1
+                required_tools = case.required_tools
+            else:
+                passed = not names
+                rejected += passed
+                required_tools = ()
+            cases.append(
+                EvidenceCase(
+                    query,
+                    kind,
+                    required_tools,
+                    allow.names,
+                    names,
+                    not names,
+                    _offered_bytes(offered),
+                    round(latency, 4),
+                    passed,
+                )
+            )
+        approval = await _approval_preserved(agent, call_log)
+        input_guard = await _input_guardrail_preserved(agent, call_log)
+        output_guard = await _output_guardrail_preserved(agent)
+    supported = [c for c in cases if c.kind == "supported"]
+    return EvidenceReport(
+        adapter="schemarouter-pydantic-ai",
+        framework="pydantic-ai",
+        framework_version=version("pydantic-ai-slim"),
+        schemarouter_version=schemarouter.__version__,
+        discovered_tool_count=len(catalog),
+        shortlisted_tool_count_max=max((len(c.offered_tools) for c in cases), default=0),
+        full_schema_bytes=catalog.total_schema_bytes(),
+        filtered_schema_bytes_mean=round(sum(c.offered_schema_bytes for c in cases) / max(len(cases), 1), 2),
+        required_tool_recall=round(found / required, 4) if required else 0.0,
+        unsupported_query_rejection=round(rejected / len(UNSUPPORTED_QUERIES), 4)
+        if UNSUPPORTED_QUERIES
+        else 0.0,
+        shortlist_task_success=round(successes / len(supported), 4) if supported else 0.0,
+        routing_latency=LatencySummary.of([c.routing_latency_ms for c in cases]),
+        schema_fidelity_checked=checked,
+        schema_fidelity_identical=identical,
+        approval_preserved=approval,
+        input_guardrail_preserved=input_guard,
+        output_guardrail_preserved=output_guard,
+        tool_body_calls=len(read_call_log(call_log)),
+        cases=tuple(cases),
+    )
+
+
+def failures(report: EvidenceReport) -> list[str]:
+    """Why the report does not meet the acceptance bar (empty when it does)."""
+    problems: list[str] = []
+    if report.required_tool_recall < 1.0:
+        problems.append(f"required-tool recall {report.required_tool_recall} < 1.0")
+    if report.unsupported_query_rejection < 1.0:
+        problems.append(f"unsupported-query rejection {report.unsupported_query_rejection} < 1.0")
+    if report.tool_body_calls != 0:
+        problems.append(f"{report.tool_body_calls} tool bodies ran")
+    for name in ("approval_preserved", "input_guardrail_preserved", "output_guardrail_preserved"):
+        if getattr(report, name) is not True:
+            problems.append(f"{name} is false")
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="SchemaRouter external validation for PydanticAI (offline).")
+    parser.add_argument(
+        "--output", type=Path, default=ARTIFACT, help=f"artifact path (default: ./{ARTIFACT})"
+    )
+    options = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="schemarouter-validate-") as tmp:
+        report = asyncio.run(run_validation(Path(tmp) / "calls.jsonl"))
+    path = report.write(options.output)
+    print(f"wrote {path}")
+    print(
+        f"recall={report.required_tool_recall} rejection={report.unsupported_query_rejection} "
+        f"task_success={report.shortlist_task_success} tool_body_calls={report.tool_body_calls} "
+        f"approval={report.approval_preserved} input_hook={report.input_guardrail_preserved} "
+        f"output_hook={report.output_guardrail_preserved} "
+        f"schema_bytes={report.full_schema_bytes}->{report.filtered_schema_bytes_mean} "
+        f"fidelity={report.schema_fidelity_identical}/{report.schema_fidelity_checked}"
+    )
+    problems = failures(report)
+    for problem in problems:
+        print(f"FAILED: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
