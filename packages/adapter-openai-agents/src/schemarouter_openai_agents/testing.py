@@ -1,0 +1,191 @@
+"""The conformance driver for the OpenAI Agents SDK (`schemarouter_conformance` protocol).
+
+Everything here is the SDK's own machinery: MCP servers over stdio or streamable HTTP
+with `require_approval` and tool input / output guardrails, the offline
+`agents.testing.ScriptedModel`, approvals through `RunResult.interruptions` and
+`RunState.approve` / `reject`. The router is plugged in only as the MCP `tool_filter`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agents import Agent, FunctionTool, ModelBehaviorError, RunContextWrapper, Runner
+from agents.items import ToolCallOutputItem
+from agents.mcp import MCPServer, MCPServerStdio, MCPServerStreamableHttp
+from agents.testing import ScriptedModel, assistant_message, function_call
+
+from schemarouter_conformance import (
+    CallReport,
+    DriverCapabilities,
+    OfferedTool,
+    OfferedTools,
+    RunRequest,
+    Scenario,
+    read_call_log,
+)
+
+from ._probe import GuardrailProbe, run_config
+from ._request import RouteRequest
+from ._router import OpenAIAgentsRouter
+
+__all__ = ["GuardrailProbe", "OpenAIAgentsDriver", "run_config"]
+
+
+@dataclass
+class BuiltAgent:
+    """What `build` returns: a template agent over one filtered MCP connection."""
+
+    agent: Agent[Any]
+    server: MCPServer
+    router: OpenAIAgentsRouter
+    probe: GuardrailProbe
+    call_log: Path
+
+
+@dataclass(frozen=True)
+class _Pending:
+    agent: Agent[Any]
+    result: Any
+    call_id: str
+    log_size: int
+
+
+def _context(request: RunRequest) -> RouteRequest | None:
+    return None if request.query is None else RouteRequest(request.query, request.principal)
+
+
+class OpenAIAgentsDriver:
+    """Expresses a conformance `Scenario` with the Agents SDK's own objects.
+
+    `cache_tools_list` sets the MCP server's tool-list cache (a scenario may override it
+    with `options={"cache_tools_list": ...}`); routing must be per run either way.
+    """
+
+    name = "openai-agents"
+    capabilities = DriverCapabilities()
+
+    def __init__(self, *, cache_tools_list: bool = False) -> None:
+        self.cache_tools_list = cache_tools_list
+        self._ids = itertools.count(1)
+
+    async def build(self, scenario: Scenario) -> BuiltAgent:
+        source = scenario.source
+        router = OpenAIAgentsRouter(scenario.visibility)
+        probe = GuardrailProbe(scenario.guardrail_trip_value)
+        common: dict[str, Any] = {
+            "name": source.source_name,
+            "cache_tools_list": bool(scenario.options.get("cache_tools_list", self.cache_tools_list)),
+            "tool_filter": router.tool_filter,
+            "require_approval": {"always": {"tool_names": sorted(scenario.approval_required)}},
+            "tool_input_guardrails": [probe.input_guardrail],
+            "tool_output_guardrails": [probe.output_guardrail],
+            "client_session_timeout_seconds": 20,
+        }
+        server: MCPServer
+        if source.transport == "stdio":
+            if source.command is None:
+                raise ValueError("a stdio fixture source needs a command")
+            params: dict[str, Any] = {"command": source.command, "args": list(source.args)}
+            if source.env is not None:
+                params["env"] = dict(source.env)
+            server = MCPServerStdio(params, **common)  # pyright: ignore[reportArgumentType]
+        else:
+            if source.url is None:
+                raise ValueError("an http fixture source needs a url")
+            server = MCPServerStreamableHttp({"url": source.url}, **common)
+        await server.connect()
+        agent: Agent[Any] = Agent(name="schemarouter-conformance", mcp_servers=[server])
+        return BuiltAgent(agent, server, router, probe, source.call_log)
+
+    async def _run(self, built: BuiltAgent, request: RunRequest, steps: list[Any]) -> tuple[Agent[Any], Any]:
+        agent = built.agent.clone(model=ScriptedModel(steps))
+        result = await Runner.run(
+            agent, request.query or "(no request)", context=_context(request), run_config=run_config()
+        )
+        return agent, result
+
+    async def offered_tools(self, agent: BuiltAgent, request: RunRequest) -> OfferedTools:
+        clone, result = await self._run(agent, request, [[assistant_message("no tool needed")]])
+        model = clone.model
+        assert isinstance(model, ScriptedModel)
+        call = model.first_call
+        tools = call.tools if call is not None else []
+        offered = tuple(
+            OfferedTool(t.name, t.params_json_schema) for t in tools if isinstance(t, FunctionTool)
+        )
+        return OfferedTools(offered, agent.router.outcome(result.context_wrapper).failure)
+
+    async def call_tool(
+        self, agent: BuiltAgent, request: RunRequest, tool: str, arguments: Mapping[str, Any]
+    ) -> CallReport:
+        call_id = f"call-{next(self._ids)}"
+        log_size = len(read_call_log(agent.call_log))
+        steps = [[function_call(tool, dict(arguments), call_id=call_id)], [assistant_message("done")]]
+        try:
+            clone, result = await self._run(agent, request, steps)
+        except ModelBehaviorError as exc:
+            if f"Tool {tool} not found" in str(exc):
+                return CallReport(tool, "refused_hidden", detail=str(exc))
+            return CallReport(tool, "error", detail=f"{type(exc).__name__}: {exc}")
+        return self._report(agent, tool, _Pending(clone, result, call_id, log_size), approved=None)
+
+    async def resume(
+        self, agent: BuiltAgent, request: RunRequest, pending: CallReport, *, approve: bool
+    ) -> CallReport:
+        state_of = pending.pending
+        if not isinstance(state_of, _Pending):
+            raise ValueError("resume needs a CallReport that is awaiting approval")
+        state = state_of.result.to_state()
+        for item in state_of.result.interruptions:
+            if approve:
+                state.approve(item)
+            else:
+                state.reject(item)
+        result = await Runner.run(state_of.agent, state, run_config=run_config())
+        resumed = _Pending(state_of.agent, result, state_of.call_id, state_of.log_size)
+        return self._report(agent, pending.tool, resumed, approved=approve)
+
+    def _report(self, built: BuiltAgent, tool: str, run: _Pending, *, approved: bool | None) -> CallReport:
+        result = run.result
+        if result.interruptions:
+            return CallReport(
+                tool, "awaiting_approval", pending=run, detail="the SDK paused the run for approval"
+            )
+        if run.call_id in built.probe.tripped:
+            return CallReport(
+                tool, "blocked_by_input_guardrail", detail="the SDK tool input guardrail rejected the call"
+            )
+        calls = read_call_log(built.call_log)[run.log_size :]
+        output = next(
+            (
+                str(item.output)
+                for item in result.new_items
+                if isinstance(item, ToolCallOutputItem) and item.call_id == run.call_id
+            ),
+            None,
+        )
+        if any(entry.get("tool") == tool for entry in calls):
+            seen = run.call_id in built.probe.outputs
+            return CallReport(tool, "ran", output=output, output_seen_by_guardrail=seen)
+        if approved is False:
+            return CallReport(
+                tool, "rejected", output=output, detail="the approval was rejected; the tool did not run"
+            )
+        return CallReport(tool, "error", output=output, detail="the tool neither ran nor paused")
+
+    async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
+        return await agent.agent.get_all_tools(RunContextWrapper(context=_context(request)))
+
+    async def validate(self, workdir: Path) -> Path:
+        from .validate import run_validation
+
+        report_path, _ = await run_validation(Path(workdir) / "artifacts")
+        return report_path
+
+    async def close(self, agent: BuiltAgent) -> None:
+        await agent.server.cleanup()
