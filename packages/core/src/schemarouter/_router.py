@@ -11,6 +11,7 @@ from ._callables import CallableSource
 from ._calls import ToolResult
 from ._catalog import Catalog, CatalogLimits
 from ._execution import run_plan
+from ._hybrid import HybridPolicy, HybridRetriever
 from ._index import LexicalIndex
 from ._mcp import McpSource
 from ._plans import (
@@ -23,6 +24,7 @@ from ._plans import (
 )
 from ._policy import ExecutionPolicy
 from ._results import Retrieval
+from ._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
 from .errors import UserError
 
 __all__ = ["SchemaRouter"]
@@ -42,8 +44,13 @@ class SchemaRouter:
         *,
         sources: Iterable[McpSource | CallableSource] = (),
         policy: ExecutionPolicy | None = None,
+        semantic: TextEncoder | None = None,
+        hybrid: HybridPolicy | None = None,
     ) -> None:
         self._catalog = catalog
+        self._encoder = semantic
+        self._hybrid_policy = hybrid
+        self._hybrid: HybridRetriever | None = None
         self._sources: dict[str, McpSource | CallableSource] = {s.name: s for s in sources}
         self._index: LexicalIndex | None = None
         self._lock = threading.Lock()
@@ -152,6 +159,53 @@ class SchemaRouter:
                     self._index = index
         return index
 
+    # -- hybrid retrieval (see docs/hybrid.md) --------------------------------------------------
+
+    def with_semantic(
+        self, encoder: TextEncoder | None = None, policy: HybridPolicy | None = None
+    ) -> SchemaRouter:
+        """The same catalog, sources and execution policy, routed by lexical + semantic evidence.
+
+        `encoder` defaults to `WordLlamaEncoder()` (needs `schemarouter-core[semantic]`). Tool
+        vectors are computed here, so a missing extra or a broken encoder fails now, at setup.
+        """
+        router = SchemaRouter(
+            self._catalog,
+            sources=self._sources.values(),
+            policy=self._policy,
+            semantic=encoder if encoder is not None else WordLlamaEncoder(),
+            hybrid=policy,
+        )
+        router._catalog_loaded_at = self._catalog_loaded_at
+        router.retriever  # noqa: B018 - build the tool vectors eagerly
+        return router
+
+    @property
+    def mode(self) -> Literal["lexical", "hybrid"]:
+        """`hybrid` when a semantic encoder is fused with the lexical index."""
+        return "lexical" if self._encoder is None else "hybrid"
+
+    @property
+    def retriever(self) -> LexicalIndex | HybridRetriever:
+        """What `retrieve` ranks with: the lexical index, or the hybrid over it and the encoder."""
+        index = self.index
+        encoder = self._encoder
+        if encoder is None:
+            return index
+        hybrid = self._hybrid
+        if hybrid is None or hybrid.lexical is not index:
+            with self._lock:
+                hybrid = self._hybrid
+                if hybrid is None or hybrid.lexical is not index:
+                    previous = hybrid.semantic if hybrid is not None else None
+                    semantic = (
+                        previous if previous is not None and previous.catalog is index.catalog else None
+                    )
+                    semantic = semantic or SemanticIndex(index.catalog, encoder)
+                    hybrid = HybridRetriever(index, semantic, self._hybrid_policy)
+                    self._hybrid = hybrid
+        return hybrid
+
     # -- retrieval ----------------------------------------------------------------------------
 
     def retrieve(
@@ -170,7 +224,7 @@ class SchemaRouter:
             raise UserError("k must be >= 1")
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
-        return self.index.retrieve(query, k, policy, preferred_route)
+        return self.retriever.retrieve(query, k, policy, preferred_route)
 
     # -- execution boundary (see docs/execution.md) --------------------------------------------
 
