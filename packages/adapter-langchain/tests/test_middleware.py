@@ -1,0 +1,285 @@
+"""LangChainRouter in a real `create_agent` loop with plain LangChain tools (sync and async paths)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import BaseTool
+from schemarouter import AllowSet, RoutingError, Visibility
+
+from schemarouter_langchain import LOGGER_NAME, LangChainRouter, RouteRequest, refusal_of
+from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
+
+WEATHER = "what is the weather forecast for Paris this week"
+MONEY = "convert 100 USD to EUR at today's exchange rate"
+PROVIDER_TOOL = {"type": "web_search_preview"}
+
+
+class Recorder:
+    """A script that records what the model was offered on every turn."""
+
+    def __init__(self, tool: str | None = None, arguments: Mapping[str, Any] | None = None) -> None:
+        self.offered: list[tuple[Mapping[str, Any], ...]] = []
+        self.script = call_then_answer(tool, arguments)
+
+    def __call__(self, messages: Sequence[BaseMessage], tools: Sequence[Mapping[str, Any]]) -> AIMessage:
+        self.offered.append(tuple(tools))
+        return self.script(messages, tools)
+
+    @property
+    def first(self) -> tuple[str, ...]:
+        return offered_names(self.offered[0])
+
+
+def agent_for(tools: Sequence[BaseTool | dict[str, Any]], middleware: Sequence[AgentMiddleware], script: Recorder) -> Any:
+    return create_agent(ScriptedChatModel(respond=script), tools=list(tools), middleware=list(middleware))
+
+
+def tool_result(output: Mapping[str, Any]) -> ToolMessage:
+    return next(m for m in output["messages"] if isinstance(m, ToolMessage))
+
+
+def test_offers_exactly_the_allow_set_in_order(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    script = Recorder()
+    agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
+    agent.invoke({"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER})
+    expected = local_visibility.allow_set(WEATHER)
+    assert expected.names and "get_weather_forecast" in expected.names
+    assert script.first == expected.names
+
+
+async def test_async_path_offers_the_same(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    script = Recorder()
+    agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
+    await agent.ainvoke({"messages": [HumanMessage(MONEY)]}, context={"query": MONEY})
+    assert script.first == local_visibility.allow_set(MONEY).names
+
+
+def test_unsupported_query_offers_no_routed_tool(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    query = "tell me a joke about cats"
+    assert local_visibility.allow_set(query).no_route
+    script = Recorder()
+    agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
+    agent.invoke({"messages": [HumanMessage(query)]}, context={"query": query})
+    assert script.first == ()
+
+
+def test_provider_dict_tools_and_always_visible_are_kept(
+    local_tools: list[BaseTool], local_visibility: Visibility
+) -> None:
+    script = Recorder()
+    router = LangChainRouter(local_visibility, always_visible=["search_customers"])
+    agent = agent_for([*local_tools, PROVIDER_TOOL], [router], script)
+    agent.invoke({"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER})
+    routed = local_visibility.allow_set(WEATHER).names
+    assert script.first == (*routed, "search_customers")
+    assert PROVIDER_TOOL in [dict(t) for t in script.offered[0]]
+
+
+def test_the_trap_narrowing_alone_still_runs_a_hidden_tool(local_tools: list[BaseTool], bodies: Any) -> None:
+    """Why call-time refusal exists: LangChain's tool node runs any registered tool the model names."""
+
+    class NarrowOnly(AgentMiddleware[Any, Any, Any]):
+        def wrap_model_call(
+            self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
+        ) -> Any:
+            return handler(request.override(tools=[t for t in request.tools if getattr(t, "name", "") == "get_weather_forecast"]))
+
+    script = Recorder("delete_customer", {"customer_id": "c-1"})
+    agent_for(local_tools, [NarrowOnly()], script).invoke({"messages": [HumanMessage(WEATHER)]})
+    assert script.first == ("get_weather_forecast",)
+    assert bodies.ran == ["delete_customer"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_hidden_tool_call_is_refused_and_never_runs(
+    mode: str, local_tools: list[BaseTool], local_visibility: Visibility, bodies: Any
+) -> None:
+    assert "delete_customer" not in local_visibility.allow_set(WEATHER)
+    script = Recorder("delete_customer", {"customer_id": "c-1"})
+    agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
+    payload = {"messages": [HumanMessage(WEATHER)]}
+    if mode == "sync":
+        output = agent.invoke(payload, context={"query": WEATHER})
+    else:
+        output = await agent.ainvoke(payload, context={"query": WEATHER})
+    message = tool_result(output)
+    assert bodies.ran == []
+    assert message.status == "error"
+    assert refusal_of(message) == {"tool": "delete_customer", "reason": "hidden", "detail": ""}
+
+
+def test_visible_tool_call_runs(local_tools: list[BaseTool], local_visibility: Visibility, bodies: Any) -> None:
+    script = Recorder("get_weather_forecast", {"city": "Paris"})
+    output = agent_for(local_tools, [LangChainRouter(local_visibility)], script).invoke(
+        {"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER}
+    )
+    assert bodies.ran == ["get_weather_forecast"]
+    assert tool_result(output).text == "sunny in Paris"
+
+
+class Raising:
+    """An allow-set provider whose router is broken."""
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        raise RuntimeError("index corrupted")
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_raising_router_fails_closed_and_is_logged(
+    mode: str, local_tools: list[BaseTool], bodies: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    script = Recorder("get_weather_forecast", {"city": "Paris"})
+    agent = agent_for([*local_tools, PROVIDER_TOOL], [LangChainRouter(Raising())], script)
+    payload = {"messages": [HumanMessage(WEATHER)]}
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        if mode == "sync":
+            output = agent.invoke(payload, context={"query": WEATHER})
+        else:
+            output = await agent.ainvoke(payload, context={"query": WEATHER})
+    assert script.first == ()
+    assert [dict(t) for t in script.offered[0]] == [PROVIDER_TOOL]
+    assert bodies.ran == []
+    refusal = refusal_of(tool_result(output))
+    assert refusal is not None and refusal["reason"] == "routing_failed"
+    assert "index corrupted" in refusal["detail"]
+    assert any(r.name == LOGGER_NAME and r.levelno >= logging.WARNING for r in caplog.records)
+
+
+def test_on_failure_raise_surfaces_a_routing_error(local_tools: list[BaseTool], bodies: Any) -> None:
+    agent = agent_for(local_tools, [LangChainRouter(Raising(), on_failure="raise")], Recorder())
+    with pytest.raises(RoutingError, match="index corrupted"):
+        agent.invoke({"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER})
+    assert bodies.ran == []
+
+
+def test_missing_request_fails_closed(
+    local_tools: list[BaseTool], local_visibility: Visibility, caplog: pytest.LogCaptureFixture
+) -> None:
+    script = Recorder()
+    agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        agent.invoke({"messages": [HumanMessage("")]})
+    assert script.first == ()
+    assert any("MissingRequestError" in r.getMessage() for r in caplog.records)
+
+
+def test_falls_back_to_the_last_human_message(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    script = Recorder()
+    agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
+    agent.invoke({"messages": [HumanMessage(MONEY)]})
+    assert script.first == local_visibility.allow_set(MONEY).names
+
+
+def test_context_wins_over_the_message(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    script = Recorder()
+    agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
+    agent.invoke({"messages": [HumanMessage(MONEY)]}, context={"query": WEATHER})
+    assert script.first == local_visibility.allow_set(WEATHER).names
+
+
+def test_custom_request_from_and_principal(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    seen: list[tuple[str, Hashable | None]] = []
+
+    class Recording:
+        def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+            seen.append((query, principal))
+            return local_visibility.allow_set(query, principal)
+
+    class Ctx:
+        def __init__(self, ask: str, user: str) -> None:
+            self.ask, self.user = ask, user
+
+    router = LangChainRouter(Recording(), request_from=lambda ctx: RouteRequest(ctx.ask, ctx.user))
+    script = Recorder()
+    agent_for(local_tools, [router], script).invoke({"messages": [HumanMessage("hi")]}, context=Ctx(WEATHER, "alice"))
+    assert seen and set(seen) == {(WEATHER, "alice")}
+    assert script.first == local_visibility.allow_set(WEATHER).names
+
+
+def test_bad_request_from_fails_closed(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    script = Recorder()
+    router = LangChainRouter(local_visibility, request_from=lambda ctx: 42)  # pyright: ignore[reportArgumentType]
+    agent_for(local_tools, [router], script).invoke({"messages": [HumanMessage(WEATHER)]}, context={})
+    assert script.first == ()
+
+
+def test_allow_set_computed_once_per_turn_per_context(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    calls: list[str] = []
+
+    class Counting:
+        router = local_visibility.router
+
+        def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+            calls.append(query)
+            return local_visibility.allow_set(query, principal)
+
+    router = LangChainRouter(Counting())
+    agent = agent_for(local_tools, [router], Recorder("get_weather_forecast", {"city": "Paris"}))
+    context = {"query": WEATHER}
+    agent.invoke({"messages": [HumanMessage(WEATHER)]}, context=context)
+    assert calls == [WEATHER]  # two model turns and one tool call, one computation
+    agent.invoke({"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER})
+    assert calls == [WEATHER, WEATHER]  # another context is never served from the first one's entry
+
+
+async def test_concurrent_runs_see_only_their_own_allow_sets(
+    local_tools: list[BaseTool], local_visibility: Visibility
+) -> None:
+    offered: dict[str, tuple[str, ...]] = {}
+
+    def respond(messages: Sequence[BaseMessage], tools: Sequence[Mapping[str, Any]]) -> AIMessage:
+        run = next(m.id for m in messages if isinstance(m, HumanMessage))
+        assert run is not None
+        offered[run] = offered_names(tools)
+        return AIMessage(content="done")
+
+    agent = create_agent(ScriptedChatModel(respond=respond), tools=local_tools, middleware=[LangChainRouter(local_visibility)])
+    queries = [WEATHER, MONEY, "search the CRM for customers named Ada", "tell me a joke about cats"] * 6
+
+    async def one(i: int, query: str) -> None:
+        await agent.ainvoke({"messages": [HumanMessage("ignored", id=f"r{i}")]}, context={"query": query})
+
+    await asyncio.gather(*(one(i, q) for i, q in enumerate(queries)))
+    assert len(offered) == len(queries)
+    for i, query in enumerate(queries):
+        assert offered[f"r{i}"] == local_visibility.allow_set(query).names
+
+
+def test_same_input_same_offer(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    seen = []
+    for _ in range(3):
+        script = Recorder()
+        agent_for(local_tools, [LangChainRouter(local_visibility)], script).invoke(
+            {"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER}
+        )
+        seen.append(script.first)
+    assert len(set(seen)) == 1
+
+
+def test_tool_choice_naming_a_hidden_tool_is_dropped(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+    choices: list[Any] = []
+
+    class Force(AgentMiddleware[Any, Any, Any]):
+        def wrap_model_call(
+            self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
+        ) -> Any:
+            return handler(request.override(tool_choice="delete_customer"))
+
+    class Spy(AgentMiddleware[Any, Any, Any]):
+        def wrap_model_call(
+            self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
+        ) -> Any:
+            choices.append(request.tool_choice)
+            return handler(request)
+
+    agent = agent_for(local_tools, [Force(), LangChainRouter(local_visibility), Spy()], Recorder())
+    agent.invoke({"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER})
+    assert choices == [None]
