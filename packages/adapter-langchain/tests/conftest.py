@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 from langchain_core.tools import BaseTool, tool
+
 from schemarouter import McpSource, SchemaRouter, Visibility
 from schemarouter_conformance import read_call_log, stdio_command
-
 from schemarouter_langchain import catalog_from_tools
 
 SOURCE = "fixture"
@@ -52,8 +52,17 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, "-m", "schemarouter_conformance.fixture_server", "--transport", "http", "--port", str(port),
-         "--call-log", str(log)],
+        [
+            sys.executable,
+            "-m",
+            "schemarouter_conformance.fixture_server",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--call-log",
+            str(log),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -12,8 +12,8 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool
-from schemarouter import AllowSet, RoutingError, Visibility
 
+from schemarouter import AllowSet, RoutingError, Visibility
 from schemarouter_langchain import LOGGER_NAME, LangChainRouter, RouteRequest, refusal_of
 from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
 
@@ -38,7 +38,9 @@ class Recorder:
         return offered_names(self.offered[0])
 
 
-def agent_for(tools: Sequence[BaseTool | dict[str, Any]], middleware: Sequence[AgentMiddleware], script: Recorder) -> Any:
+def agent_for(
+    tools: Sequence[BaseTool | dict[str, Any]], middleware: Sequence[AgentMiddleware], script: Recorder
+) -> Any:
     return create_agent(ScriptedChatModel(respond=script), tools=list(tools), middleware=list(middleware))
 
 
@@ -46,12 +48,15 @@ def tool_result(output: Mapping[str, Any]) -> ToolMessage:
     return next(m for m in output["messages"] if isinstance(m, ToolMessage))
 
 
-def test_offers_exactly_the_allow_set_in_order(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+def test_offers_exactly_the_allow_set_in_order(
+    local_tools: list[BaseTool], local_visibility: Visibility
+) -> None:
     script = Recorder()
     agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
     agent.invoke({"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER})
     expected = local_visibility.allow_set(WEATHER)
-    assert expected.names and "get_weather_forecast" in expected.names
+    assert expected.names
+    assert "get_weather_forecast" in expected.names
     assert script.first == expected.names
 
 
@@ -62,7 +67,9 @@ async def test_async_path_offers_the_same(local_tools: list[BaseTool], local_vis
     assert script.first == local_visibility.allow_set(MONEY).names
 
 
-def test_unsupported_query_offers_no_routed_tool(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+def test_unsupported_query_offers_no_routed_tool(
+    local_tools: list[BaseTool], local_visibility: Visibility
+) -> None:
     query = "tell me a joke about cats"
     assert local_visibility.allow_set(query).no_route
     script = Recorder()
@@ -90,7 +97,11 @@ def test_the_trap_narrowing_alone_still_runs_a_hidden_tool(local_tools: list[Bas
         def wrap_model_call(
             self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
         ) -> Any:
-            return handler(request.override(tools=[t for t in request.tools if getattr(t, "name", "") == "get_weather_forecast"]))
+            return handler(
+                request.override(
+                    tools=[t for t in request.tools if getattr(t, "name", "") == "get_weather_forecast"]
+                )
+            )
 
     script = Recorder("delete_customer", {"customer_id": "c-1"})
     agent_for(local_tools, [NarrowOnly()], script).invoke({"messages": [HumanMessage(WEATHER)]})
@@ -116,7 +127,9 @@ async def test_hidden_tool_call_is_refused_and_never_runs(
     assert refusal_of(message) == {"tool": "delete_customer", "reason": "hidden", "detail": ""}
 
 
-def test_visible_tool_call_runs(local_tools: list[BaseTool], local_visibility: Visibility, bodies: Any) -> None:
+def test_visible_tool_call_runs(
+    local_tools: list[BaseTool], local_visibility: Visibility, bodies: Any
+) -> None:
     script = Recorder("get_weather_forecast", {"city": "Paris"})
     output = agent_for(local_tools, [LangChainRouter(local_visibility)], script).invoke(
         {"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER}
@@ -148,7 +161,8 @@ async def test_raising_router_fails_closed_and_is_logged(
     assert [dict(t) for t in script.offered[0]] == [PROVIDER_TOOL]
     assert bodies.ran == []
     refusal = refusal_of(tool_result(output))
-    assert refusal is not None and refusal["reason"] == "routing_failed"
+    assert refusal is not None
+    assert refusal["reason"] == "routing_failed"
     assert "index corrupted" in refusal["detail"]
     assert any(r.name == LOGGER_NAME and r.levelno >= logging.WARNING for r in caplog.records)
 
@@ -171,7 +185,9 @@ def test_missing_request_fails_closed(
     assert any("MissingRequestError" in r.getMessage() for r in caplog.records)
 
 
-def test_falls_back_to_the_last_human_message(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+def test_falls_back_to_the_last_human_message(
+    local_tools: list[BaseTool], local_visibility: Visibility
+) -> None:
     script = Recorder()
     agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
     agent.invoke({"messages": [HumanMessage(MONEY)]})
@@ -199,8 +215,11 @@ def test_custom_request_from_and_principal(local_tools: list[BaseTool], local_vi
 
     router = LangChainRouter(Recording(), request_from=lambda ctx: RouteRequest(ctx.ask, ctx.user))
     script = Recorder()
-    agent_for(local_tools, [router], script).invoke({"messages": [HumanMessage("hi")]}, context=Ctx(WEATHER, "alice"))
-    assert seen and set(seen) == {(WEATHER, "alice")}
+    agent_for(local_tools, [router], script).invoke(
+        {"messages": [HumanMessage("hi")]}, context=Ctx(WEATHER, "alice")
+    )
+    assert seen
+    assert set(seen) == {(WEATHER, "alice")}
     assert script.first == local_visibility.allow_set(WEATHER).names
 
 
@@ -211,7 +230,9 @@ def test_bad_request_from_fails_closed(local_tools: list[BaseTool], local_visibi
     assert script.first == ()
 
 
-def test_allow_set_computed_once_per_turn_per_context(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+def test_allow_set_computed_once_per_turn_per_context(
+    local_tools: list[BaseTool], local_visibility: Visibility
+) -> None:
     calls: list[str] = []
 
     class Counting:
@@ -241,7 +262,9 @@ async def test_concurrent_runs_see_only_their_own_allow_sets(
         offered[run] = offered_names(tools)
         return AIMessage(content="done")
 
-    agent = create_agent(ScriptedChatModel(respond=respond), tools=local_tools, middleware=[LangChainRouter(local_visibility)])
+    agent = create_agent(
+        ScriptedChatModel(respond=respond), tools=local_tools, middleware=[LangChainRouter(local_visibility)]
+    )
     queries = [WEATHER, MONEY, "search the CRM for customers named Ada", "tell me a joke about cats"] * 6
 
     async def one(i: int, query: str) -> None:
@@ -264,7 +287,9 @@ def test_same_input_same_offer(local_tools: list[BaseTool], local_visibility: Vi
     assert len(set(seen)) == 1
 
 
-def test_tool_choice_naming_a_hidden_tool_is_dropped(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
+def test_tool_choice_naming_a_hidden_tool_is_dropped(
+    local_tools: list[BaseTool], local_visibility: Visibility
+) -> None:
     choices: list[Any] = []
 
     class Force(AgentMiddleware[Any, Any, Any]):

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from langchain_core.tools import BaseTool, StructuredTool, tool
-from schemarouter import SchemaRouter, Visibility
 
+from schemarouter import SchemaRouter, Visibility
 from schemarouter_langchain import ToolConversionError, catalog_from_tools, tool_input_schema, tool_spec
 
 
@@ -22,12 +22,19 @@ def test_mirror_uses_each_tools_json_schema(local_tools: list[BaseTool]) -> None
 
 
 def test_dict_schema_is_kept_unchanged() -> None:
-    schema = {"type": "object", "properties": {"q": {"type": "string", "title": "Q"}}, "required": ["q"], "title": "X"}
+    schema = {
+        "type": "object",
+        "properties": {"q": {"type": "string", "title": "Q"}},
+        "required": ["q"],
+        "title": "X",
+    }
 
     async def body(**_: Any) -> str:
         return ""
 
-    structured = StructuredTool(name="lookup", description="Look up a thing", args_schema=schema, coroutine=body)
+    structured = StructuredTool(
+        name="lookup", description="Look up a thing", args_schema=schema, coroutine=body
+    )
     assert tool_input_schema(structured) is schema
     assert dict(catalog_from_tools([structured])["langchain:lookup"].input_schema) == schema
 
