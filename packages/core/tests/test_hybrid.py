@@ -1,0 +1,245 @@
+"""Hybrid retrieval (lexical + local semantic scorer): paraphrases, near-misses, determinism, fail-closed."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter import (
+    Catalog,
+    RetrievalAbstentionPolicy,
+    SchemaRouter,
+    ToolSpec,
+    UserError,
+    Visibility,
+)
+from schemarouter._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever
+from schemarouter._semantic import SemanticIndex, WordLlamaEncoder, semantic_available
+from schemarouter._text import identifier_tokens, text_tokens
+
+pytestmark = pytest.mark.skipif(
+    not semantic_available(), reason="schemarouter-core[semantic] (wordllama, numpy) is not installed"
+)
+
+
+def _params(**described: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {k: {"type": "string", "description": v} for k, v in described.items()},
+    }
+
+
+CATALOG = Catalog.from_specs(
+    "ops",
+    [
+        ToolSpec(
+            "send_email",
+            "Send an email message to a recipient.",
+            _params(to="Recipient address", subject="Subject line", body="Message text"),
+        ),
+        ToolSpec(
+            "get_weather_forecast",
+            "Weather forecast for a city for the next days.",
+            _params(city="City name"),
+        ),
+        ToolSpec(
+            "convert_currency",
+            "Convert an amount of money between currencies at the current exchange rate.",
+            _params(amount="Amount", from_currency="ISO code", to_currency="ISO code"),
+        ),
+        ToolSpec(
+            "create_calendar_event",
+            "Create a meeting or appointment in the user's calendar.",
+            _params(title="Event title", start="Start time"),
+        ),
+        ToolSpec(
+            "translate_text",
+            "Translate text from one language into another.",
+            _params(text="Text", target_language="Language"),
+        ),
+        ToolSpec(
+            "search_flights",
+            "Search airline flights between two airports on a date.",
+            _params(origin="Departure airport", destination="Arrival airport", date="Travel date"),
+        ),
+        ToolSpec(
+            "get_stock_quote", "Latest stock market price for a ticker symbol.", _params(symbol="Ticker")
+        ),
+        ToolSpec("delete_file", "Delete a file from the disk.", _params(path="File path")),
+        ToolSpec(
+            "resize_image",
+            "Resize a picture to a new width and height.",
+            _params(path="Image path", width="Width", height="Height"),
+        ),
+        ToolSpec(
+            "query_database",
+            "Run a read-only SQL query against the analytics database.",
+            _params(sql="SQL text"),
+        ),
+        ToolSpec(
+            "book_restaurant",
+            "Reserve a table at a restaurant.",
+            _params(restaurant="Name", time="Time", party_size="Guests"),
+        ),
+        ToolSpec("play_music", "Play a song or playlist on the speaker.", _params(song="Song name")),
+    ],
+)
+
+# Requests that share no content word (stop-words aside) with the tool they need (checked below), routed at the default threshold.
+ROUTED_PARAPHRASES = {
+    "mail a note to my boss": "send_email",
+    "will it rain in Lisbon tomorrow": "get_weather_forecast",
+    "how many yen is fifty dollars": "convert_currency",
+    "find me a plane ticket from Boston to Denver": "search_flights",
+    "erase that document": "delete_file",
+    "make this photo smaller": "resize_image",
+}
+# Also no shared word; ranked first, but below the default threshold (the cost of abstaining).
+RANKED_PARAPHRASES = {
+    **ROUTED_PARAPHRASES,
+    "put a dentist visit on my agenda for friday": "create_calendar_event",
+    "say this in Spanish please": "translate_text",
+    "what is Apple trading at right now": "get_stock_quote",
+    "put on some jazz tunes": "play_music",
+    "hold a dinner spot for four at eight": "book_restaurant",
+}
+NEAR_MISSES = (
+    "what is the capital of France",
+    "tell me a joke about cats",
+    "write a haiku about the sea",
+    "who painted the Mona Lisa",
+    "explain how photosynthesis works",
+    "what does the word serendipity mean",
+)
+
+
+@pytest.fixture(scope="module")
+def hybrid() -> SchemaRouter:
+    return SchemaRouter(CATALOG).with_semantic()
+
+
+def _tool_words(name: str) -> set[str]:
+    cap = CATALOG.by_name(name)[0]
+    words = set(identifier_tokens(cap.name)) | set(identifier_tokens(cap.description))
+    for param, spec in cap.input_schema["properties"].items():
+        words |= set(identifier_tokens(param)) | set(identifier_tokens(spec["description"]))
+    return words
+
+
+@pytest.mark.parametrize(("query", "tool"), sorted(RANKED_PARAPHRASES.items()))
+def test_paraphrases_share_no_word_with_their_tool(query: str, tool: str) -> None:
+    assert not set(text_tokens(query)) & _tool_words(tool)
+
+
+@pytest.mark.parametrize(("query", "tool"), sorted(ROUTED_PARAPHRASES.items()))
+def test_a_paraphrase_with_no_shared_word_is_routed(hybrid: SchemaRouter, query: str, tool: str) -> None:
+    allow = Visibility(hybrid, k=3).allow_set(query)
+    assert not allow.no_route
+    assert allow.names[0] == tool
+    decision = next(d for d in allow.decisions if d.name == tool)
+    assert decision.visible
+    assert decision.detail == "semantic_match"
+
+
+@pytest.mark.parametrize(("query", "tool"), sorted(RANKED_PARAPHRASES.items()))
+def test_the_right_tool_ranks_first_for_every_paraphrase(hybrid: SchemaRouter, query: str, tool: str) -> None:
+    retrieval = hybrid.retrieve(query, 3)
+    ranked = sorted((*retrieval.candidates, *retrieval.dropped), key=lambda c: (-c.score, c.route))
+    assert ranked[0].name == tool
+
+
+@pytest.mark.parametrize("query", NEAR_MISSES)
+def test_a_near_miss_gets_no_route(hybrid: SchemaRouter, query: str) -> None:
+    allow = Visibility(hybrid, k=3).allow_set(query)
+    assert allow.no_route
+    assert allow.names == ()
+    assert allow.reason != "routed"
+
+
+def test_hybrid_is_deterministic_across_routers() -> None:
+    queries = [*RANKED_PARAPHRASES, *NEAR_MISSES, "send an email about the weather forecast"]
+    first = Visibility(SchemaRouter(CATALOG).with_semantic(), k=3)
+    second = Visibility(SchemaRouter(CATALOG).with_semantic(WordLlamaEncoder()), k=3)
+    for query in queries:
+        a, b = first.allow_set(query), second.allow_set(query)
+        assert (a.names, a.reason, a.decisions) == (b.names, b.reason, b.decisions)
+
+
+def test_candidates_show_which_signals_decided(hybrid: SchemaRouter) -> None:
+    retrieval = hybrid.retrieve("send an email to Ada", 3)
+    best = retrieval.candidates[0]
+    assert best.name == "send_email"
+    assert best.reason in {"lexical_strong", "hybrid_agree", "semantic_strong"}
+    semantic = [s for s in best.signals if s.field == SEMANTIC_FIELD]
+    assert len(semantic) == 1
+    assert 0 < semantic[0].weight <= 1
+    assert any(s.field != SEMANTIC_FIELD for s in best.signals), (
+        "lexical evidence is kept next to the semantic one"
+    )
+
+
+def test_min_score_applies_to_the_fused_score(hybrid: SchemaRouter) -> None:
+    query = "mail a note to my boss"
+    routed = hybrid.retrieve(query, 3)
+    assert routed.names == ("send_email",)
+    strict = hybrid.retrieve(
+        query, 3, policy=RetrievalAbstentionPolicy(min_score=routed.candidates[0].score + 0.01)
+    )
+    assert strict.no_route
+    assert strict.dropped[0].reason == "below_min_score"
+
+
+def test_blocked_wins_in_hybrid_mode(hybrid: SchemaRouter) -> None:
+    allow = Visibility(hybrid, k=3, blocked=["delete_file"]).allow_set("erase that document")
+    assert "delete_file" not in allow.names
+    assert any(d.name == "delete_file" and d.reason == "blocked" for d in allow.decisions)
+
+
+def test_preferred_route_survives(hybrid: SchemaRouter) -> None:
+    retrieval = hybrid.retrieve("tell me a joke about cats", 3, preferred_route="ops:play_music")
+    assert retrieval.names == ("play_music",)
+    assert retrieval.candidates[0].reason == "preferred_route"
+
+
+def test_lexical_mode_is_unchanged_by_the_switch() -> None:
+    lexical = SchemaRouter(CATALOG)
+    assert lexical.mode == "lexical"
+    before = lexical.retrieve("send an email to Ada", 3)
+    lexical.with_semantic()
+    assert lexical.mode == "lexical"
+    assert lexical.retrieve("send an email to Ada", 3) == before
+
+
+def test_indexes_of_different_catalog_versions_are_refused() -> None:
+    other = Catalog.from_specs("ops", [ToolSpec("send_email", "Send an email.")])
+    with pytest.raises(UserError, match="catalog versions"):
+        HybridRetriever(SchemaRouter(CATALOG).index, SemanticIndex(other, WordLlamaEncoder()))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"lexical_weight": -1.0}, {"strong_cosine": 2.0}, {"strong_identifier": 0.0}, {"semantic_depth": 0}],
+)
+def test_bad_hybrid_policies_are_refused(bad: dict[str, Any]) -> None:
+    with pytest.raises(UserError):
+        HybridPolicy(**bad)
+
+
+@pytest.mark.slow
+def test_hybrid_over_a_real_mcp_server_runs_no_tool_body(tmp_path: Path) -> None:
+    fixture = pytest.importorskip(
+        "schemarouter_conformance", reason="the conformance package is not installed"
+    )
+    call_log = tmp_path / "calls.jsonl"
+    command, args = fixture.stdio_command(call_log)
+    router = asyncio.run(SchemaRouter.from_stdio(command, args, name="fixture")).with_semantic()
+    visibility = Visibility(router, k=3)
+    for case in fixture.SUPPORTED_CASES:
+        allow = visibility.allow_set(case.query)
+        assert case.required_tools[0] in allow.names, case.query
+    for query in fixture.UNSUPPORTED_QUERIES:
+        assert visibility.allow_set(query).no_route, query
+    assert fixture.read_call_log(call_log) == []
