@@ -62,14 +62,15 @@ def fixture_toolset(
     env: Mapping[str, str] | None = None,
     url: str | None = None,
     cache_tools: bool = True,
+    init_timeout: float = 60.0,
 ) -> MCPToolset[Any]:
     """An `MCPToolset` for a server started over stdio (`command`) or reached over HTTP (`url`)."""
     if url is not None:
-        return MCPToolset(url, cache_tools=cache_tools)
+        return MCPToolset(url, cache_tools=cache_tools, init_timeout=init_timeout)
     if command is None:
         raise ValueError("either command or url is required")
     transport = StdioTransport(command, list(args), env=dict(env) if env is not None else None)
-    return MCPToolset(transport, cache_tools=cache_tools)
+    return MCPToolset(transport, cache_tools=cache_tools, init_timeout=init_timeout)
 
 
 def guardrail_hooks(trip_value: str) -> Hooks[Any]:

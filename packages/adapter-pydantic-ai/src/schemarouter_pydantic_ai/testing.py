@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
-from pydantic_ai.messages import ModelMessage, RetryPromptPart
+from pydantic_ai.messages import ModelMessage
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDenied
 
 from schemarouter_conformance import (
@@ -182,7 +182,7 @@ class PydanticAIDriver:
             return CallReport(tool, "ran", output=content, output_seen_by_guardrail=seen)
         if rejected:
             return CallReport(tool, "rejected", detail="approval denied; the tool did not run")
-        if isinstance(answer, RetryPromptPart) and "Unknown tool name" in str(answer.content):
+        if answer is not None and str(answer.content).startswith("Unknown tool name"):
             return CallReport(tool, "refused_hidden", detail=str(answer.content))
         detail = "no tool answer" if answer is None else str(answer.content)
         return CallReport(tool, "error", detail=detail)
