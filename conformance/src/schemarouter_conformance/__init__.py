@@ -1,18 +1,16 @@
-"""SchemaRouter conformance suite: prove an adapter narrows visibility and keeps approvals and guardrails."""
+"""SchemaRouter conformance suite: prove an adapter narrows visibility and keeps approvals and guardrails.
+
+Only the fixture server's module is imported eagerly, so that starting the server
+(`python -m schemarouter_conformance.fixture_server`) stays fast; everything else is
+imported on first use.
+"""
 
 from __future__ import annotations
 
-from ._driver import (
-    AdapterDriver,
-    CallOutcome,
-    CallReport,
-    DriverCapabilities,
-    FixtureSource,
-    OfferedTool,
-    OfferedTools,
-    RunRequest,
-    Scenario,
-)
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any
+
 from ._fixture import (
     CALL_LOG_ENV,
     DESTRUCTIVE_TOOLS,
@@ -24,7 +22,68 @@ from ._fixture import (
 )
 from ._scenarios import GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, UNSUPPORTED_QUERIES, SupportedCase
 
+if TYPE_CHECKING:
+    from ._driver import (
+        AdapterDriver,
+        CallOutcome,
+        CallReport,
+        DriverCapabilities,
+        FixtureSource,
+        OfferedTool,
+        OfferedTools,
+        RunRequest,
+        Scenario,
+    )
+    from ._guard import STANDARD_TESTS, known_failure
+    from ._harness import ConformanceRun, FixtureEndpoint
+    from ._reference import ReferenceAgent, ReferenceDriver
+    from ._servers import free_port, http_fixture_server
+    from .errors import ConformanceSetupError, FixtureServerError
+    from .suite import AdapterConformanceSuite
+
 __version__ = "0.1.0"
+
+if "pytest" in sys.modules:
+    # Under pytest: explain failed assertions inside the standard tests, which live in this package.
+    sys.modules["pytest"].register_assert_rewrite(f"{__name__}._suite_tests")
+
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "AdapterDriver",
+            "CallOutcome",
+            "CallReport",
+            "DriverCapabilities",
+            "FixtureSource",
+            "OfferedTool",
+            "OfferedTools",
+            "RunRequest",
+            "Scenario",
+        ),
+        "._driver",
+    ),
+    "STANDARD_TESTS": "._guard",
+    "known_failure": "._guard",
+    "ConformanceRun": "._harness",
+    "FixtureEndpoint": "._harness",
+    "ReferenceAgent": "._reference",
+    "ReferenceDriver": "._reference",
+    "free_port": "._servers",
+    "http_fixture_server": "._servers",
+    "ConformanceSetupError": ".errors",
+    "FixtureServerError": ".errors",
+    "AdapterConformanceSuite": ".suite",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CALL_LOG_ENV",
@@ -32,20 +91,31 @@ __all__ = [
     "FIXTURE_TOOL_NAMES",
     "GUARDRAIL_TRIP_VALUE",
     "READ_ONLY_TOOLS",
+    "STANDARD_TESTS",
     "SUPPORTED_CASES",
     "UNSUPPORTED_QUERIES",
+    "AdapterConformanceSuite",
     "AdapterDriver",
     "CallOutcome",
     "CallReport",
+    "ConformanceRun",
+    "ConformanceSetupError",
     "DriverCapabilities",
+    "FixtureEndpoint",
+    "FixtureServerError",
     "FixtureSource",
     "OfferedTool",
     "OfferedTools",
+    "ReferenceAgent",
+    "ReferenceDriver",
     "RunRequest",
     "Scenario",
     "SupportedCase",
     "__version__",
     "build_server",
+    "free_port",
+    "http_fixture_server",
+    "known_failure",
     "read_call_log",
     "stdio_command",
 ]

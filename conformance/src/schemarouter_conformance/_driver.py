@@ -145,11 +145,15 @@ class AdapterDriver(Protocol):
         """Run one turn with an offline model that calls no tool; report what it was offered."""
         ...
 
-    async def call_tool(self, agent: Any, request: RunRequest, tool: str, arguments: Mapping[str, Any]) -> CallReport:
+    async def call_tool(
+        self, agent: Any, request: RunRequest, tool: str, arguments: Mapping[str, Any]
+    ) -> CallReport:
         """Run one turn whose offline model calls `tool` with `arguments`; report the outcome."""
         ...
 
-    async def resume(self, agent: Any, request: RunRequest, pending: CallReport, *, approve: bool) -> CallReport:
+    async def resume(
+        self, agent: Any, request: RunRequest, pending: CallReport, *, approve: bool
+    ) -> CallReport:
         """Approve or reject a call that is `awaiting_approval`, resume the run, report the outcome."""
         ...
 

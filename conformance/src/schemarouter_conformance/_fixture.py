@@ -36,9 +36,9 @@ __all__ = [
 
 CALL_LOG_ENV = "SCHEMAROUTER_CALL_LOG"
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-MUTATING = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False)
-DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+MUTATING = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
 
 READ_ONLY_TOOLS = (
     "search_customers",
@@ -99,7 +99,9 @@ def build_server(call_log: str | os.PathLike[str] | None = None) -> MCPServer:
         return [c for c in _CUSTOMERS.values() if q in c["name"].lower() or q in c["email"]][:limit]
 
     @server.tool(annotations=READ_ONLY)
-    def get_customer(customer_id: Annotated[str, Field(description="Customer id such as c-100")]) -> dict[str, str]:
+    def get_customer(
+        customer_id: Annotated[str, Field(description="Customer id such as c-100")],
+    ) -> dict[str, str]:
         """Fetch one customer record from the CRM by its id."""
         record("get_customer", customer_id=customer_id)
         return _CUSTOMERS.get(customer_id, {"id": customer_id, "error": "not found"})
@@ -219,7 +221,7 @@ def build_server(call_log: str | os.PathLike[str] | None = None) -> MCPServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n", 1)[0])
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
@@ -230,5 +232,3 @@ def main(argv: list[str] | None = None) -> None:
         server.run("stdio")
     else:
         server.run("streamable-http", host=args.host, port=args.port)
-
-

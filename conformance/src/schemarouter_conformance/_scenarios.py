@@ -28,15 +28,23 @@ SUPPORTED_CASES: tuple[SupportedCase, ...] = (
         "search the CRM for customers named Ada", ("search_customers",), {"query": "Ada", "limit": 5}
     ),
     SupportedCase(
-        "what is the weather forecast for Paris this week", ("get_weather_forecast",), {"city": "Paris", "days": 3}
+        "what is the weather forecast for Paris this week",
+        ("get_weather_forecast",),
+        {"city": "Paris", "days": 3},
     ),
     SupportedCase(
         "convert 100 USD to EUR at today's exchange rate",
         ("convert_currency",),
         {"amount": 100, "from_currency": "USD", "to_currency": "EUR"},
     ),
-    SupportedCase("list the overdue invoices of customer c-100", ("list_invoices",), {"customer_id": "c-100", "status": "overdue"}),
-    SupportedCase("permanently delete customer c-200 from the CRM", ("delete_customer",), {"customer_id": "c-200"}),
+    SupportedCase(
+        "list the overdue invoices of customer c-100",
+        ("list_invoices",),
+        {"customer_id": "c-100", "status": "overdue"},
+    ),
+    SupportedCase(
+        "permanently delete customer c-200 from the CRM", ("delete_customer",), {"customer_id": "c-200"}
+    ),
     SupportedCase(
         "send an email to ada@example.org with the subject hello",
         ("send_email",),

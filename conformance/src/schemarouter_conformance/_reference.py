@@ -1,0 +1,245 @@
+"""`ReferenceDriver`: the suite's own driver, over `schemarouter.testing.FakeAgent`.
+
+It is what a real driver looks like with the framework replaced by the framework-free
+fake agent: connect to the fixture server with the scenario's transport, list its tools
+(discovery only), and express the scenario's approvals and guardrails with the agent's
+own hooks. The suite's self-test runs against it; it is also a template for new drivers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+import schemarouter
+from schemarouter import (
+    AllowSetProvider,
+    EvidenceCase,
+    EvidenceReport,
+    LatencySummary,
+    McpSource,
+    SchemaRouter,
+    ToolExecutionError,
+    Visibility,
+    canonical_json,
+)
+from schemarouter.testing import FakeAgent, FakeRunResult, FakeTool, ScriptedCall
+
+from ._driver import (
+    CallReport,
+    DriverCapabilities,
+    FixtureSource,
+    OfferedTool,
+    OfferedTools,
+    RunRequest,
+    Scenario,
+)
+from ._fixture import DESTRUCTIVE_TOOLS, read_call_log, stdio_command
+from ._scenarios import GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, UNSUPPORTED_QUERIES
+
+__all__ = ["ReferenceAgent", "ReferenceDriver"]
+
+
+@dataclass
+class ReferenceAgent:
+    """What `ReferenceDriver.build` returns: the fake agent and the connection it uses."""
+
+    agent: FakeAgent
+    connection: AsyncExitStack
+    guarded_outputs: list[tuple[str, Any]] = field(default_factory=list[tuple[str, Any]])
+
+
+def _mcp_source(source: FixtureSource) -> McpSource:
+    if source.transport == "http":
+        assert source.url is not None
+        return McpSource.http(source.url, name=source.source_name)
+    assert source.command is not None
+    return McpSource.stdio(source.command, source.args, env=source.env, name=source.source_name)
+
+
+def _text(result: Any) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+def _report(result: FakeRunResult) -> CallReport:
+    outcome = "error" if result.outcome in ("tool_error", "no_call") else result.outcome
+    output = None if result.output is None else str(result.output)
+    return CallReport(
+        tool=result.tool or "",
+        outcome=outcome,
+        output=output,
+        output_seen_by_guardrail=result.output_seen_by_guardrail,
+        detail=result.detail,
+        pending=result.pending,
+    )
+
+
+class ReferenceDriver:
+    """Drives `FakeAgent` against the fixture MCP server."""
+
+    name = "reference"
+    capabilities = DriverCapabilities()
+
+    def visibility_for(self, scenario: Scenario) -> AllowSetProvider:
+        """The provider the agent consults (a broken driver would tamper with it here)."""
+        return scenario.visibility
+
+    def approvals_for(self, scenario: Scenario) -> frozenset[str]:
+        return scenario.approval_required
+
+    def agent_for(
+        self, scenario: Scenario, tools: Sequence[FakeTool], outputs: list[tuple[str, Any]]
+    ) -> FakeAgent:
+        trip = scenario.guardrail_trip_value
+
+        def input_guardrail(tool: str, arguments: Mapping[str, Any]) -> str | None:
+            return (
+                f"input guardrail: {tool} arguments contain {trip!r}"
+                if trip in canonical_json(arguments)
+                else None
+            )
+
+        def output_guardrail(tool: str, output: Any) -> None:
+            outputs.append((tool, output))
+
+        return FakeAgent(
+            tools,
+            self.visibility_for(scenario),
+            approval_required=self.approvals_for(scenario),
+            input_guardrail=input_guardrail,
+            output_guardrail=output_guardrail,
+        )
+
+    async def build(self, scenario: Scenario) -> ReferenceAgent:
+        connection = AsyncExitStack()
+        client: Client = await connection.enter_async_context(_mcp_source(scenario.source).connect())
+        listed = await client.list_tools()
+
+        def invoker(name: str) -> Any:
+            async def invoke(arguments: Mapping[str, Any]) -> str:
+                result = await client.call_tool(name, dict(arguments))
+                if result.is_error:
+                    raise ToolExecutionError(f"{scenario.source.source_name}:{name}", _text(result))
+                return _text(result)
+
+            return invoke
+
+        tools = [
+            FakeTool(
+                t.name,
+                t.input_schema,
+                invoker(t.name),
+                t.description or "",
+                source=scenario.source.source_name,
+            )
+            for t in listed.tools
+        ]
+        outputs: list[tuple[str, Any]] = []
+        return ReferenceAgent(self.agent_for(scenario, tools, outputs), connection, outputs)
+
+    async def offered_tools(self, agent: ReferenceAgent, request: RunRequest) -> OfferedTools:
+        result = await agent.agent.run(request.query, request.principal)
+        offered = tuple(OfferedTool(tool.name, tool.input_schema) for tool in result.turn.tools)
+        return OfferedTools(offered, failure=result.turn.failure)
+
+    async def call_tool(
+        self, agent: ReferenceAgent, request: RunRequest, tool: str, arguments: Mapping[str, Any]
+    ) -> CallReport:
+        result = await agent.agent.run(request.query, request.principal, call=ScriptedCall(tool, arguments))
+        return _report(result)
+
+    async def resume(
+        self, agent: ReferenceAgent, request: RunRequest, pending: CallReport, *, approve: bool
+    ) -> CallReport:
+        return _report(await agent.agent.resume(pending.pending, approve=approve))
+
+    async def native_tools(self, agent: ReferenceAgent, request: RunRequest) -> Sequence[FakeTool]:
+        return agent.agent.offer(request.query, request.principal).tools
+
+    async def close(self, agent: ReferenceAgent) -> None:
+        await agent.connection.aclose()
+
+    async def validate(self, workdir: Path) -> Path:
+        """Validate against a fresh stdio fixture server; write the evidence report into `workdir`."""
+        call_log = workdir / "validation-calls.jsonl"
+        command, args = stdio_command(call_log)
+        router = await SchemaRouter.from_stdio(command, args, name="fixture")
+        visibility = Visibility(router, k=3)
+        source = FixtureSource("stdio", call_log, command=command, args=tuple(args))
+        scenario = Scenario(source, visibility, approval_required=frozenset(DESTRUCTIVE_TOOLS))
+        catalog = {cap.name: cap for cap in router.catalog}
+        cases: list[EvidenceCase] = []
+        latencies: list[float] = []
+        identical = checked = 0
+        built = await self.build(scenario)
+        try:
+            for query, required in [(c.query, c.required_tools) for c in SUPPORTED_CASES] + [
+                (q, ()) for q in UNSUPPORTED_QUERIES
+            ]:
+                started = time.perf_counter()
+                allow = visibility.allow_set(query)
+                latencies.append((time.perf_counter() - started) * 1000)
+                offered = await self.offered_tools(built, RunRequest(query))
+                for tool in offered.tools:
+                    checked += 1
+                    identical += canonical_json(tool.input_schema) == canonical_json(
+                        catalog[tool.name].input_schema
+                    )
+                size = sum(catalog[name].schema_bytes for name in offered.names)
+                passed = set(required) <= set(offered.names) if required else not offered.names
+                cases.append(
+                    EvidenceCase(
+                        query=query,
+                        kind="supported" if required else "unsupported",
+                        required_tools=tuple(required),
+                        allow_set=allow.names,
+                        offered_tools=offered.names,
+                        no_route=allow.no_route,
+                        offered_schema_bytes=size,
+                        routing_latency_ms=round(latencies[-1], 4),
+                        passed=passed,
+                    )
+                )
+            # Approval and input guardrail are checked by calls they must stop before any body runs.
+            destructive = next(c for c in SUPPORTED_CASES if c.required_tools[0] in DESTRUCTIVE_TOOLS)
+            gated = await self.call_tool(
+                built, RunRequest(destructive.query), destructive.required_tools[0], destructive.arguments
+            )
+            first = SUPPORTED_CASES[0]
+            tripping = {
+                key: GUARDRAIL_TRIP_VALUE if isinstance(v, str) else v for key, v in first.arguments.items()
+            }
+            tripped = await self.call_tool(built, RunRequest(first.query), first.required_tools[0], tripping)
+            output_guardrail_kept = built.agent.output_guardrail is not None
+        finally:
+            await self.close(built)
+        supported = [c for c in cases if c.kind == "supported"]
+        unsupported = [c for c in cases if c.kind == "unsupported"]
+        report = EvidenceReport(
+            adapter="reference",
+            framework="schemarouter.testing",
+            framework_version=schemarouter.__version__,
+            schemarouter_version=schemarouter.__version__,
+            discovered_tool_count=len(catalog),
+            shortlisted_tool_count_max=max(len(c.offered_tools) for c in cases),
+            full_schema_bytes=sum(cap.schema_bytes for cap in catalog.values()),
+            filtered_schema_bytes_mean=round(sum(c.offered_schema_bytes for c in cases) / len(cases), 2),
+            required_tool_recall=sum(c.passed for c in supported) / len(supported),
+            unsupported_query_rejection=sum(c.passed for c in unsupported) / len(unsupported),
+            shortlist_task_success=sum(c.passed for c in cases) / len(cases),
+            routing_latency=LatencySummary.of(latencies),
+            schema_fidelity_checked=checked,
+            schema_fidelity_identical=identical,
+            approval_preserved=gated.outcome == "awaiting_approval",
+            input_guardrail_preserved=tripped.outcome == "blocked_by_input_guardrail",
+            output_guardrail_preserved=output_guardrail_kept,
+            tool_body_calls=len(read_call_log(call_log)),
+            cases=tuple(cases),
+        )
+        return report.write(workdir / "artifacts" / "external-validation-reference.json")
