@@ -1,43 +1,281 @@
-"""Lexical index over a catalog version (field-weighted, with an identifier gate)."""
+"""Field-aware lexical index (BM25F-style) over one catalog version.
+
+Built once per catalog version: every tool is tokenised, stemmed and weighted here, so a
+query only stems its own words and walks the postings of its terms. Ranking uses BM25F
+(per-field length normalisation and weights, one saturation per term); the evidence the
+no-route gate needs (which query terms hit which fields, and how rare they are) is read
+afterwards for the few tools that compete for the allow-set.
+"""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._capability import Capability
 from ._catalog import Catalog
-from ._results import Candidate, Retrieval, Signal
-from ._text import identifier_tokens, text_tokens
+from ._commonness import specificity
+from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
+from ._results import Retrieval
+from ._segment import MIN_PART, segment
+from ._stemming import Stemmer
+from ._text import text_tokens
 
-__all__ = ["LexicalIndex"]
+__all__ = ["IndexSettings", "LexicalIndex", "QueryTerm", "TermMatch"]
 
-_FIELD_WEIGHTS = {"name": 3.0, "description": 1.0}
+_FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
+_IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
+_MAX_EXPANSIONS = 12
+_MAX_QUERY_TERMS = 64
+_RESOLVE_CACHE = 50_000
 
 
 @dataclass(frozen=True, slots=True)
-class _Posting:
-    doc: int
-    field: str
+class IndexSettings:
+    """BM25F parameters and how loosely a query word may match an indexed word."""
+
+    k1: float = 1.2
+    field_weights: Mapping[str, float] = field(
+        default_factory=lambda: {
+            "name": 3.0,
+            "title": 2.0,
+            "description": 1.0,
+            "params": 0.8,
+            "param_text": 0.4,
+        }
+    )
+    field_b: Mapping[str, float] = field(
+        default_factory=lambda: {
+            "name": 0.3,
+            "title": 0.3,
+            "description": 0.75,
+            "params": 0.5,
+            "param_text": 0.75,
+        }
+    )
+    segment_weight: float = 0.8
+    """Weight of a word found inside a run-together name, relative to a whole name token."""
+    prefix_quality: float = 0.7
+    """Credit for a match where one word is a prefix of the other (`dealer` / `dealership`)."""
+    compound_quality: float = 0.7
+    """Credit for a run-together query word matched through its parts (`carpark` -> `car`, `park`)."""
+    min_prefix: int = 4
+    """Shortest word that may match another word it is a prefix of."""
+    specificity_focus: float = 0.5
+    """How much ranking discounts words common in everyday English (0 = not at all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TermMatch:
+    """One indexed term a query term matches, and how well (1.0 = same stem)."""
+
+    term: str
+    quality: float
+    kind: str = "exact"
+    """`exact` (same stem), `prefix` (one word starts the other) or `part` (of a run-together word)."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerm:
+    """A query word: its surface form, its stem, what it matches in the index and its weight.
+
+    `specificity` (in [0, 1]) says how unusual the word is in everyday English; `weight`
+    is the evidence a hit on it carries: catalog rarity of the best match times specificity.
+    """
+
+    surface: str
+    word: str
+    specificity: float
+    weight: float
+    matches: tuple[TermMatch, ...]
 
 
 class LexicalIndex:
     """Built once per catalog version; queries touch only the postings of their terms."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, settings: IndexSettings | None = None) -> None:
         self.catalog = catalog
+        self.settings = settings = settings or IndexSettings()
         self._caps = tuple(catalog)
-        postings: dict[str, dict[tuple[int, str], int]] = defaultdict(dict)
-        for doc, cap in enumerate(self._caps):
-            fields = {"name": identifier_tokens(cap.name), "description": text_tokens(cap.description)}
-            for field, tokens in fields.items():
+        self._doc_by_route = {cap.route: doc for doc, cap in enumerate(self._caps)}
+        self._stemmer = Stemmer()
+        stem = self._stemmer.stem
+        per_doc = [field_tokens(cap) for cap in self._caps]
+        surface_vocabulary = {
+            tok
+            for fields in per_doc
+            for name in ("title", "description", "params", "param_text")
+            for tok in fields[name]
+            if len(tok) >= MIN_PART and tok.isalpha()
+        }
+        # term -> doc -> field -> term frequency (segments of run-together names count partially)
+        counts: dict[str, dict[int, dict[str, float]]] = defaultdict(
+            lambda: defaultdict(lambda: defaultdict(float))
+        )
+        lengths: list[dict[str, float]] = []
+        for doc, fields in enumerate(per_doc):
+            doc_lengths: dict[str, float] = {}
+            for name in FIELDS:
+                tokens = fields[name]
+                doc_lengths[name] = float(len(tokens))
                 for tok in tokens:
-                    key = (doc, field)
-                    postings[tok][key] = postings[tok].get(key, 0) + 1
-        n = max(len(self._caps), 1)
-        self._idf = {t: math.log(1 + n / (1 + len({d for d, _ in p}))) for t, p in postings.items()}
-        self._postings = dict(postings)
+                    counts[stem(tok)][doc][name] += 1.0
+                    if name in IDENTIFIER_FIELDS and tok not in surface_vocabulary and tok.isalpha():
+                        for part in segment(tok, surface_vocabulary):
+                            counts[stem(part)][doc][name] += settings.segment_weight
+            lengths.append(doc_lengths)
+        n_docs = max(len(self._caps), 1)
+        average = {name: max(sum(d[name] for d in lengths) / n_docs, 1.0) for name in FIELDS}
+        self._idf: dict[str, float] = {}
+        self._postings: dict[str, tuple[tuple[int, float, bool], ...]] = {}
+        self._doc_fields: list[dict[str, int]] = [{} for _ in self._caps]
+        max_idf = math.log(1.0 + (n_docs - 0.5) / 1.5)
+        self._max_idf = max(max_idf, 1e-9)
+        weights, b_values, k1 = settings.field_weights, settings.field_b, settings.k1
+        for term in sorted(counts):
+            docs = counts[term]
+            df = len(docs)
+            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            self._idf[term] = idf
+            postings: list[tuple[int, float, bool]] = []
+            for doc in sorted(docs):
+                tf_fields = docs[doc]
+                pseudo_tf = 0.0
+                mask = 0
+                for name, tf in tf_fields.items():
+                    norm = 1.0 - b_values[name] + b_values[name] * lengths[doc][name] / average[name]
+                    pseudo_tf += weights[name] * tf / norm
+                    mask |= _FIELD_BIT[name]
+                named = bool(mask & _IDENTIFIER_MASK)
+                postings.append((doc, idf * pseudo_tf / (k1 + pseudo_tf), named))
+                self._doc_fields[doc][term] = mask
+            self._postings[term] = tuple(postings)
+        self._surface_words = frozenset(surface_vocabulary)
+        self._prefixes: dict[str, list[str]] = defaultdict(list)
+        for term in self._idf:
+            if len(term) > settings.min_prefix and term.isalpha():
+                for end in range(settings.min_prefix, len(term)):
+                    self._prefixes[term[:end]].append(term)
+        self._resolved: dict[str, QueryTerm] = {}
+
+    # -- query side -----------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._caps)
+
+    @property
+    def capabilities(self) -> tuple[Capability, ...]:
+        return self._caps
+
+    def doc_of(self, route: str) -> int | None:
+        """Position of the tool with this route, or None when the catalog has no such route."""
+        return self._doc_by_route.get(route)
+
+    def rarity(self, term: str) -> float:
+        """Rarity of an indexed term in [0, 1]: 1 for a term of one tool, near 0 for one in every tool."""
+        idf = self._idf.get(term)
+        return 1.0 if idf is None else idf / self._max_idf
+
+    def _resolve(self, surface: str) -> QueryTerm:
+        cached = self._resolved.get(surface)
+        if cached is not None:
+            return cached
+        settings = self.settings
+        word = self._stemmer.stem(surface)
+        matches: list[TermMatch] = []
+        if word in self._idf:
+            matches.append(TermMatch(word, 1.0))
+        if word.isalpha() and len(word) >= settings.min_prefix:
+            longer = sorted(self._prefixes.get(word, ()), key=lambda t: (len(t), t))[:_MAX_EXPANSIONS]
+            matches.extend(TermMatch(t, settings.prefix_quality, "prefix") for t in longer if t != word)
+            for end in range(len(word) - 1, settings.min_prefix - 1, -1):
+                if word[:end] in self._idf:
+                    matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
+                    break
+            if not matches:
+                parts = segment(surface, self._surface_words) or segment(word, self._idf)
+                for part in dict.fromkeys(parts):
+                    term = self._stemmer.stem(part)
+                    if term in self._idf:
+                        matches.append(TermMatch(term, settings.compound_quality, "part"))
+        specific = specificity(surface) if surface.isalpha() else 1.0
+        rarity = max((self.rarity(m.term) * m.quality for m in matches), default=0.0)
+        resolved = QueryTerm(surface, word, specific, rarity * specific, tuple(matches))
+        if len(self._resolved) < _RESOLVE_CACHE:
+            self._resolved[surface] = resolved
+        return resolved
+
+    def query_terms(self, query: str) -> tuple[QueryTerm, ...]:
+        """The query's distinct terms (stop-words removed), in order of first use."""
+        seen: set[str] = set()
+        out: list[QueryTerm] = []
+        for surface in text_tokens(query):
+            if surface in seen:
+                continue
+            seen.add(surface)
+            term = self._resolve(surface)
+            if any(t.word == term.word for t in out):
+                continue
+            out.append(term)
+            if len(out) >= _MAX_QUERY_TERMS:
+                break
+        return tuple(out)
+
+    def accumulate(
+        self, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """BM25F score and gate evidence per tool, over the postings of the query's terms only.
+
+        `evidence[i][j]` is the (identifier hit, other hit) evidence of `terms[i].matches[j]`.
+        A query term counts once per tool: through its best match there.
+        """
+        scores: dict[int, float] = defaultdict(float)
+        support: dict[int, float] = defaultdict(float)
+        postings = self._postings
+        focus = self.settings.specificity_focus
+        for qt, weights in zip(terms, evidence, strict=True):
+            scale = qt.specificity**focus
+            if len(qt.matches) == 1:
+                match = qt.matches[0]
+                quality = match.quality * scale
+                on_name, elsewhere = weights[0]
+                for doc, weight, named in postings[match.term]:
+                    scores[doc] += weight * quality
+                    gained = on_name if named else elsewhere
+                    if gained:
+                        support[doc] += gained
+            elif qt.matches:
+                best: dict[int, float] = {}
+                best_support: dict[int, float] = {}
+                for match, (on_name, elsewhere) in zip(qt.matches, weights, strict=True):
+                    quality = match.quality * scale
+                    for doc, weight, named in postings[match.term]:
+                        value = weight * quality
+                        if value > best.get(doc, 0.0):
+                            best[doc] = value
+                        gained = on_name if named else elsewhere
+                        if gained > best_support.get(doc, 0.0):
+                            best_support[doc] = gained
+                for doc, value in best.items():
+                    scores[doc] += value
+                for doc, value in best_support.items():
+                    support[doc] += value
+        return scores, support
+
+    def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[QueryTerm, TermMatch, int]]:
+        """For one tool: each query term's best match in it, with the bitmask of fields hit."""
+        fields = self._doc_fields[doc]
+        out: list[tuple[QueryTerm, TermMatch, int]] = []
+        for qt in terms:
+            for match in qt.matches:
+                mask = fields.get(match.term)
+                if mask:
+                    out.append((qt, match, mask))
+                    break
+        return out
 
     def retrieve(
         self,
@@ -46,46 +284,6 @@ class LexicalIndex:
         policy: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
     ) -> Retrieval:
-        terms = list(dict.fromkeys(text_tokens(query)))
-        scores: dict[int, float] = defaultdict(float)
-        ident: dict[int, float] = defaultdict(float)
-        signals: dict[int, list[Signal]] = defaultdict(list)
-        for term in terms:
-            idf = self._idf.get(term)
-            if idf is None:
-                continue
-            for (doc, field), tf in self._postings[term].items():
-                weight = _FIELD_WEIGHTS[field] * idf * tf / (tf + 1.0)
-                scores[doc] += weight
-                if field == "name":
-                    ident[doc] += idf
-                signals[doc].append(Signal(term, field, round(weight, 6)))
-        min_score = policy.min_score if policy else 0.0
-        ranked = sorted(scores, key=lambda d: (-scores[d], self._caps[d].route))
-        kept: list[Candidate] = []
-        dropped: list[Candidate] = []
-        for doc in ranked:
-            cap = self._caps[doc]
-            preferred = cap.route == preferred_route
-            if preferred:
-                reason = "preferred_route"
-            elif ident[doc] <= 0:
-                reason = "no_identifier_signal"
-            elif scores[doc] < min_score:
-                reason = "below_min_score"
-            else:
-                reason = "routed"
-            ok = reason in ("routed", "preferred_route") and len(kept) < k
-            cand = Candidate(
-                route=cap.route,
-                name=cap.name,
-                source=cap.source,
-                score=round(scores[doc], 6),
-                identifier_score=min(1.0, ident[doc] / 10.0),
-                signals=tuple(signals[doc]),
-                kept=ok,
-                reason=reason if (ok or reason != "routed") else "beyond_k",
-            )
-            (kept if ok else dropped).append(cand)
-        reason = "routed" if kept else ("no_terms_matched" if not scores else "gate_refused_all")
-        return Retrieval(query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, reason)
+        from ._no_route import gate
+
+        return gate(self, query, k, policy, preferred_route)

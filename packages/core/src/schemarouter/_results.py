@@ -6,7 +6,15 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-__all__ = ["AllowSet", "AllowSetProvider", "Candidate", "DecisionReason", "Retrieval", "Signal", "ToolDecision"]
+__all__ = [
+    "AllowSet",
+    "AllowSetProvider",
+    "Candidate",
+    "DecisionReason",
+    "Retrieval",
+    "Signal",
+    "ToolDecision",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +39,10 @@ class Candidate:
     signals: tuple[Signal, ...]
     kept: bool
     reason: str
-    """Machine-readable: `routed`, `preferred_route`, `no_identifier_signal`, `below_min_score`, ..."""
+    """Machine-readable: `routed`, `preferred_route`, `no_identifier_signal`, `weak_evidence`,
+    `below_min_score`, `beyond_k`."""
+    rank_score: float = 0.0
+    """The BM25F ranking score (unbounded; orders candidates, says nothing about fit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +60,8 @@ class Retrieval:
     dropped: tuple[Candidate, ...]
     no_route: bool
     reason: str
+    matched: int = 0
+    """Tools that matched any query word; those neither kept nor listed in `dropped` ranked lower."""
 
     @property
     def routes(self) -> tuple[str, ...]:

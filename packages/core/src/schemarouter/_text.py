@@ -1,35 +1,301 @@
-"""Tokenisation shared by the index and queries."""
+"""Tokenisation shared by the index and queries: identifiers, free text, CJK and symbols.
+
+Surface tokens are lower-cased words. Identifiers are split on snake_case, camelCase,
+dots, dashes and letter/digit boundaries. Runs of CJK characters become overlapping
+character bigrams (so Chinese text is searchable without a dictionary), and pictographic
+symbols such as emoji become one token each, so no text vanishes from the index.
+"""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 
-__all__ = ["STOP_WORDS", "identifier_tokens", "text_tokens"]
+__all__ = ["STOP_WORDS", "identifier_tokens", "is_cjk", "text_tokens", "word_tokens"]
 
 STOP_WORDS = frozenset(
-    """a an and are as at be by can do does for from get give has have how i in is it its me my
-    of on or please show that the their them this to use using want was what when where which
-    who will with would you your""".split()
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "anyone",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "cannot",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "down",
+        "during",
+        "each",
+        "either",
+        "else",
+        "etc",
+        "even",
+        "ever",
+        "every",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "gets",
+        "getting",
+        "give",
+        "given",
+        "gives",
+        "go",
+        "going",
+        "got",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "however",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "kindly",
+        "let",
+        "lets",
+        "like",
+        "made",
+        "make",
+        "makes",
+        "many",
+        "may",
+        "me",
+        "might",
+        "mine",
+        "more",
+        "most",
+        "much",
+        "must",
+        "my",
+        "myself",
+        "need",
+        "needs",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "one",
+        "only",
+        "or",
+        "other",
+        "others",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "per",
+        "please",
+        "possible",
+        "provide",
+        "really",
+        "same",
+        "shall",
+        "she",
+        "should",
+        "so",
+        "some",
+        "someone",
+        "something",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "thus",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "upon",
+        "us",
+        "use",
+        "used",
+        "using",
+        "very",
+        "via",
+        "want",
+        "wants",
+        "was",
+        "we",
+        "were",
+        "what",
+        "whatever",
+        "when",
+        "where",
+        "whether",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "will",
+        "with",
+        "within",
+        "without",
+        "would",
+        "yes",
+        "yet",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        # fragments of contractions ("we'll", "you're", "I've")
+        "ll",
+        "re",
+        "ve",
+    ]
 )
+"""Words that carry no routing evidence on their own (English function words and fillers)."""
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_DIGIT_EDGE = re.compile(r"(?<=\D)(?=\d)|(?<=\d)(?=\D)")
+# A word is a run of letters/digits; a symbol is any single pictographic or other symbol.
+_PIECE = re.compile(r"[^\W_]+|[^\w\s]", re.UNICODE)
+
+_CJK_RANGES = (
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3400, 0x4DBF),  # CJK Extension A
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
+    (0x20000, 0x2FA1F),  # CJK Extensions B..F, Compatibility Supplement
+)
 
 
-def _normalise(text: str) -> str:
-    return unicodedata.normalize("NFKC", text)
+def is_cjk(char: str) -> bool:
+    """Is `char` from a script written without spaces between words (Chinese, Japanese, Korean)?"""
+    code = ord(char)
+    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+
+
+def _cjk_split(word: str) -> list[str]:
+    """Split a word into non-CJK parts and CJK bigrams (a lone CJK character stays a unigram)."""
+    if not any(is_cjk(c) for c in word):
+        return [word]
+    out: list[str] = []
+    run: list[str] = []
+    other: list[str] = []
+
+    def flush_run() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        else:
+            out.extend(run[i] + run[i + 1] for i in range(len(run) - 1))
+        run.clear()
+
+    for char in word:
+        if is_cjk(char):
+            if other:
+                out.append("".join(other))
+                other.clear()
+            run.append(char)
+        else:
+            if run:
+                flush_run()
+            other.append(char)
+    if run:
+        flush_run()
+    if other:
+        out.append("".join(other))
+    return out
+
+
+def _is_symbol(piece: str) -> bool:
+    return len(piece) == 1 and unicodedata.category(piece) == "So"
 
 
 def identifier_tokens(identifier: str) -> list[str]:
     """Split `get_userProfile.v2` into `get user profile v 2`, lower-cased."""
-    spaced = _CAMEL.sub(" ", _normalise(identifier))
+    spaced = _CAMEL.sub(" ", unicodedata.normalize("NFKC", identifier))
     out: list[str] = []
-    for word in _WORD.findall(spaced):
-        out.extend(part.lower() for part in re.split(r"(?<=\D)(?=\d)|(?<=\d)(?=\D)", word) if part)
+    for piece in _PIECE.findall(spaced):
+        if not (piece[0].isalnum()):
+            if _is_symbol(piece):
+                out.append(piece)
+            continue
+        for part in _DIGIT_EDGE.split(piece):
+            if part:
+                out.extend(_cjk_split(part.casefold()))
+    return out
+
+
+def word_tokens(text: str) -> list[str]:
+    """Lower-cased tokens of free text (no camelCase splitting), stop-words kept."""
+    out: list[str] = []
+    for piece in _PIECE.findall(unicodedata.normalize("NFKC", text)):
+        if not piece[0].isalnum():
+            if _is_symbol(piece):
+                out.append(piece)
+            continue
+        out.extend(_cjk_split(piece.casefold()))
     return out
 
 
 def text_tokens(text: str) -> list[str]:
-    """Lower-cased word tokens of free text, stop-words removed."""
-    return [t for t in identifier_tokens(text) if t not in STOP_WORDS]
+    """Lower-cased tokens of free text; stop-words and single ASCII characters removed.
+
+    Words written in camelCase or with digits inside (`getWeather`, `v2`) are split the
+    way identifiers are, since users paste tool names into requests.
+    """
+    return [t for t in identifier_tokens(text) if t not in STOP_WORDS and not (len(t) == 1 and t.isascii())]

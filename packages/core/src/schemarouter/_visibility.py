@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Hashable
+from dataclasses import dataclass
 
 from ._abstention import RetrievalAbstentionPolicy
-from ._results import AllowSet, ToolDecision
+from ._catalog import Catalog
+from ._index import LexicalIndex
+from ._no_route import gate
+from ._results import AllowSet, Candidate, Retrieval, ToolDecision
 from ._router import SchemaRouter
 from .errors import RoutingError, UserError
 
@@ -20,13 +25,27 @@ def _names(values: Collection[str] | None, what: str) -> frozenset[str]:
     return frozenset(values)
 
 
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """Static rules resolved against one catalog version (computed once per version)."""
+
+    catalog: Catalog
+    index: LexicalIndex | None
+    hidden: dict[int, str]
+    """Tool position -> `blocked` or `not_allowed`."""
+    hidden_routes: dict[str, str]
+    always: tuple[tuple[str, str], ...]
+    """(route, name) of the always-visible tools that are not blocked, in catalog order."""
+
+
 class Visibility:
     """Which tools a model may see for a request.
 
     Static rules match whole tool names or whole routes (`read` never matches
     `read_all`). `blocked` wins over everything; when `allowed` is given, only those
-    tools can be visible; `always_visible` tools are shown for every request (unless
+    tools can be routed; `always_visible` tools are shown for every request (unless
     blocked) and do not count as a route. Pure and deterministic: no I/O, no tool call.
+    Rules are resolved once per catalog version, so a request costs one retrieval.
     """
 
     def __init__(
@@ -47,6 +66,8 @@ class Visibility:
         self.always_visible = _names(always_visible, "always_visible")
         self.blocked = _names(blocked, "blocked")
         self.allowed = _names(allowed, "allowed") if allowed is not None else None
+        self._rules: _Rules | None = None
+        self._lock = threading.Lock()
 
     def _is_blocked(self, name: str, route: str) -> bool:
         return name in self.blocked or route in self.blocked
@@ -54,15 +75,45 @@ class Visibility:
     def _is_allowed(self, name: str, route: str) -> bool:
         return self.allowed is None or name in self.allowed or route in self.allowed
 
+    def _resolve_rules(self) -> _Rules:
+        catalog = self.router.catalog
+        rules = self._rules
+        if rules is not None and rules.catalog is catalog:
+            return rules
+        with self._lock:
+            rules = self._rules
+            if rules is not None and rules.catalog is catalog:
+                return rules
+            hidden: dict[int, str] = {}
+            hidden_routes: dict[str, str] = {}
+            always: list[tuple[str, str]] = []
+            for doc, cap in enumerate(catalog):
+                if self._is_blocked(cap.name, cap.route):
+                    hidden[doc] = hidden_routes[cap.route] = "blocked"
+                    continue
+                if not self._is_allowed(cap.name, cap.route):
+                    hidden[doc] = hidden_routes[cap.route] = "not_allowed"
+                if cap.name in self.always_visible or cap.route in self.always_visible:
+                    always.append((cap.route, cap.name))
+            index = self.router.index if self.router.mode == "lexical" else None
+            rules = _Rules(catalog, index, hidden, hidden_routes, tuple(always))
+            self._rules = rules
+            return rules
+
+    def _retrieve(self, query: str, rules: _Rules) -> Retrieval:
+        if rules.index is not None and rules.index.catalog is rules.catalog:
+            return gate(rules.index, query, self.k, self.abstention, hidden=rules.hidden)
+        # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
+        depth = min(self.k + len(rules.hidden_routes), max(len(rules.catalog), 1))
+        return self.router.retrieve(query, max(depth, self.k), policy=self.abstention)
+
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         """The ordered allow-set for `query`. Raises `RoutingError` only if the router itself fails."""
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
-        router = self.router
         try:
-            # Retrieve past k so that tools removed by static rules do not shrink the allow-set.
-            depth = self.k + len(self.blocked) + (0 if self.allowed is None else len(router.catalog))
-            retrieval = router.retrieve(query, min(max(depth, self.k), max(len(router.catalog), 1)), policy=self.abstention)
+            rules = self._resolve_rules()
+            retrieval = self._retrieve(query, rules)
         except UserError:
             raise
         except Exception as exc:
@@ -71,32 +122,34 @@ class Visibility:
         decisions: list[ToolDecision] = []
         names: list[str] = []
         routes: list[str] = []
-        for cand in retrieval.candidates:
-            if self._is_blocked(cand.name, cand.route):
-                decisions.append(ToolDecision(cand.route, cand.name, False, "blocked", "static rule", cand.score))
-            elif not self._is_allowed(cand.name, cand.route):
-                decisions.append(ToolDecision(cand.route, cand.name, False, "not_allowed", "static rule", cand.score))
-            elif len(routes) >= self.k:
+
+        def refuse(cand: Candidate, reason: str) -> None:
+            if reason in ("blocked", "not_allowed"):
+                decisions.append(ToolDecision(cand.route, cand.name, False, reason, "static rule", cand.score))
+            elif reason == "beyond_k":
                 decisions.append(ToolDecision(cand.route, cand.name, False, "beyond_k", f"k={self.k}", cand.score))
+            else:
+                decisions.append(ToolDecision(cand.route, cand.name, False, "gate_dropped", reason, cand.score))
+
+        for cand in retrieval.candidates:
+            rule = rules.hidden_routes.get(cand.route)
+            if rule is not None:
+                refuse(cand, rule)
+            elif len(routes) >= self.k:
+                refuse(cand, "beyond_k")
             else:
                 decisions.append(ToolDecision(cand.route, cand.name, True, "routed", cand.reason, cand.score))
                 names.append(cand.name)
                 routes.append(cand.route)
         routed_count = len(routes)
         for cand in retrieval.dropped:
-            decisions.append(ToolDecision(cand.route, cand.name, False, "gate_dropped", cand.reason, cand.score))
-        if self.always_visible:
-            for cap in router.catalog:
-                if cap.route in routes:
-                    continue
-                if (cap.name in self.always_visible or cap.route in self.always_visible) and not self._is_blocked(
-                    cap.name, cap.route
-                ):
-                    decisions.append(ToolDecision(cap.route, cap.name, True, "always_visible", "static rule"))
-                    names.append(cap.name)
-                    routes.append(cap.route)
-        no_route = routed_count == 0
-        if not no_route:
+            refuse(cand, rules.hidden_routes.get(cand.route, cand.reason))
+        for route, name in rules.always:
+            if route not in routes:
+                decisions.append(ToolDecision(route, name, True, "always_visible", "static rule"))
+                names.append(name)
+                routes.append(route)
+        if routed_count:
             reason = "routed"
         elif retrieval.no_route:
             reason = retrieval.reason
@@ -105,10 +158,10 @@ class Visibility:
         return AllowSet(
             query=query,
             principal=principal,
-            catalog_version=router.catalog.version,
+            catalog_version=rules.catalog.version,
             names=tuple(names),
             routes=tuple(routes),
-            no_route=no_route,
+            no_route=routed_count == 0,
             reason=reason,
             decisions=tuple(decisions),
         )

@@ -1,0 +1,123 @@
+"""Loaders for the vendored development datasets (see data/SOURCES.md) and the dev/held-out split.
+
+Every loader returns plain data plus a `Catalog`; nothing here scores anything.
+The split is a stable hash of the query text, so it never depends on file order or on a seed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from schemarouter import Catalog, ToolSpec
+
+__all__ = [
+    "DATA",
+    "LabelledQuery",
+    "Split",
+    "in_split",
+    "livemcpbench",
+    "metatool_catalog",
+    "metatool_single_tool",
+    "metatool_task1",
+]
+
+DATA = Path(__file__).resolve().parent / "data"
+
+Split = Literal["dev", "heldout", "all"]
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledQuery:
+    query: str
+    gold: tuple[str, ...]
+    """Tool names that answer the query; empty for a query that needs no tool."""
+
+
+def in_split(query: str, split: Split) -> bool:
+    """Half of the queries are `dev` (tuning), the other half `heldout` (reporting)."""
+    if split == "all":
+        return True
+    bucket = hashlib.sha256(query.encode("utf-8")).digest()[0] % 2
+    return (bucket == 0) == (split == "dev")
+
+
+def metatool_catalog() -> Catalog:
+    """MetaTool's 199 plugins: name and description only (the dataset has no schemas)."""
+    described: dict[str, str] = json.loads((DATA / "metatool" / "plugin_des.json").read_text("utf-8"))
+    return Catalog.from_specs("metatool", [ToolSpec(name, description) for name, description in described.items()])
+
+
+def metatool_single_tool(split: Split = "all") -> list[LabelledQuery]:
+    """MetaTool single-tool routing: (query, tool) rows over the 199 plugins, deduplicated."""
+    seen: set[str] = set()
+    out: list[LabelledQuery] = []
+    with (DATA / "metatool" / "all_clean_data.csv").open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            query, tool = row["Query"].strip(), row["Tool"].strip()
+            if not query or query in seen or not in_split(query, split):
+                continue
+            seen.add(query)
+            out.append(LabelledQuery(query, (tool,)))
+    return out
+
+
+def metatool_task1(split: Split = "all") -> list[LabelledQuery]:
+    """MetaTool Task1 (abstention): half the queries need a tool, half need none."""
+    items: list[dict[str, Any]] = json.loads((DATA / "metatool" / "Task1.json").read_text("utf-8"))
+    out: list[LabelledQuery] = []
+    for item in items:
+        query = str(item["query"]).strip()
+        if not in_split(query, split):
+            continue
+        gold = (str(item["tool"]),) if item["label"] == "positive" and item.get("tool") else ()
+        out.append(LabelledQuery(query, gold))
+    return out
+
+
+_NUMBERED = re.compile(r"^\s*\d+\s*[.)]\s*(.+?)\s*$")
+
+
+def livemcpbench(split: Split = "all") -> tuple[Catalog, list[LabelledQuery]]:
+    """LiveMCPBench: 527 real MCP tools (with input schemas) and tasks with the tools annotators used.
+
+    Each server becomes one source. Gold tools absent from the catalog are dropped from the
+    gold set; a task left with no gold tool is skipped.
+    """
+    servers: list[dict[str, Any]] = json.loads((DATA / "livemcpbench" / "tools.json").read_text("utf-8"))
+    catalogs: list[Catalog] = []
+    names: set[str] = set()
+    used_sources: set[str] = set()
+    for server in servers:
+        for key, entry in sorted(server["tools"].items()):
+            source = re.sub(r"[^A-Za-z0-9_.-]+", "-", key) or "server"
+            while source in used_sources:
+                source += "_"
+            used_sources.add(source)
+            specs = [
+                ToolSpec(t["name"], t.get("description"), t.get("inputSchema"), annotations=t.get("annotations"))
+                for t in entry["tools"]
+            ]
+            catalog = Catalog.from_specs(source, specs)
+            catalogs.append(catalog)
+            names.update(cap.name for cap in catalog)
+    tasks: list[dict[str, Any]] = json.loads((DATA / "livemcpbench" / "all_annotations.json").read_text("utf-8"))
+    queries: list[LabelledQuery] = []
+    for task in tasks:
+        question = str(task["Question"]).strip()
+        if not in_split(question, split):
+            continue
+        gold: list[str] = []
+        for line in str(task["Annotator Metadata"]["Tools"]).splitlines():
+            match = _NUMBERED.match(line)
+            name = (match.group(1) if match else line).strip()
+            if name in names and name not in gold:
+                gold.append(name)
+        if gold:
+            queries.append(LabelledQuery(question, tuple(gold)))
+    return Catalog.merge(*catalogs), queries

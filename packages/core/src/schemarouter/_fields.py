@@ -1,0 +1,81 @@
+"""What text of a tool contract is indexed, field by field.
+
+Fields: `name` (identifier tokens of the tool name), `title`, `description`, `params`
+(identifier tokens of parameter names) and `param_text` (parameter descriptions, titles
+and string enum values). Nested object properties and array items are followed a few
+levels deep; schemas are read, never modified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._capability import Capability
+from ._text import STOP_WORDS, identifier_tokens, text_tokens
+
+__all__ = ["FIELDS", "IDENTIFIER_FIELDS", "field_tokens"]
+
+FIELDS = ("name", "title", "description", "params", "param_text")
+IDENTIFIER_FIELDS = ("name", "title")
+"""Fields whose hits count as evidence that a request names the tool."""
+
+_MAX_DEPTH = 3
+_MAX_ENUM_VALUES = 64
+
+
+def _walk_schema(schema: Mapping[str, Any], names: list[str], texts: list[str], depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        return
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        for key, sub in properties.items():  # pyright: ignore[reportUnknownVariableType]
+            names.append(str(key))  # pyright: ignore[reportUnknownArgumentType]
+            if isinstance(sub, Mapping):
+                _describe(sub, names, texts, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        _describe(items, names, texts, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
+    for combinator in ("anyOf", "oneOf", "allOf"):
+        options = schema.get(combinator)
+        if isinstance(options, list):
+            for option in options[:8]:  # pyright: ignore[reportUnknownVariableType]
+                if isinstance(option, Mapping):
+                    _describe(option, names, texts, depth + 1)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _describe(schema: Mapping[str, Any], names: list[str], texts: list[str], depth: int) -> None:
+    for key in ("title", "description"):
+        value = schema.get(key)
+        if isinstance(value, str):
+            texts.append(value)
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        texts.extend(v for v in enum[:_MAX_ENUM_VALUES] if isinstance(v, str))  # pyright: ignore[reportUnknownVariableType]
+    _walk_schema(schema, names, texts, depth)
+
+
+def _name_tokens(name: str) -> list[str]:
+    tokens = identifier_tokens(name)
+    kept = [t for t in tokens if t not in STOP_WORDS]
+    return kept or tokens
+
+
+def field_tokens(cap: Capability) -> dict[str, list[str]]:
+    """Surface tokens per field (stop-words removed, except when a name is nothing else)."""
+    names: list[str] = []
+    texts: list[str] = []
+    _walk_schema(cap.input_schema, names, texts, 0)
+    params: list[str] = []
+    for name in names:
+        params.extend(_name_tokens(name))
+    param_text: list[str] = []
+    for text in texts:
+        param_text.extend(text_tokens(text))
+    return {
+        "name": _name_tokens(cap.name),
+        "title": text_tokens(cap.title or ""),
+        "description": text_tokens(cap.description),
+        "params": params,
+        "param_text": param_text,
+    }

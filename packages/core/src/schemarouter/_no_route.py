@@ -1,0 +1,188 @@
+"""The no-route gate: which ranked tools may be routed at all, and why the others are not.
+
+A lexical score ranks; it does not say whether any tool fits. The gate reads, for each
+competing tool, which query words hit which of its fields, and weighs every hit by how
+rare the matched word is in the catalog and how unusual it is in everyday English. Hits on
+the tool's identifiers (name, title) count fully; hits elsewhere count less. A tool is kept
+only when that evidence clears a floor: a specific word naming the tool, or several
+specific words of its description together. Stop-word or everyday-word overlap never
+clears it. The calibrated `RetrievalAbstentionPolicy.min_score` applies on top.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ._abstention import RetrievalAbstentionPolicy
+from ._fields import FIELDS, IDENTIFIER_FIELDS
+from ._index import LexicalIndex, QueryTerm
+from ._results import Candidate, Retrieval, Signal
+
+__all__ = ["GateSettings", "gate"]
+
+_FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
+_IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class GateSettings:
+    """Floors of the gate. `score` and `identifier_score` are both in [0, 1)."""
+
+    other_field_factor: float = 0.5
+    """Evidence of a hit outside the identifiers, relative to an identifier hit."""
+    prefix_evidence: float = 0.0
+    """Evidence of a prefix match (`dealer` / `dealership`): it helps ranking, but is too loose to route."""
+    identifier_floor: float = 0.25
+    """A tool whose identifier evidence reaches this is kept (the query names it)."""
+    evidence_floor: float = 0.3
+    """A tool whose total evidence reaches this is kept even without an identifier hit."""
+    min_depth: int = 32
+    """Ranked tools examined at least (more when k is large)."""
+    reported_dropped: int = 10
+    """Refused tools reported with their reasons, best ranked first (the rest are counted)."""
+
+
+DEFAULT_GATE = GateSettings()
+
+
+def _bounded(evidence: float) -> float:
+    return 1.0 - math.exp(-evidence)
+
+
+def _unbounded(score: float) -> float:
+    return -math.log(1.0 - min(score, 0.999999))
+
+
+def _match_evidence(
+    index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
+) -> list[list[tuple[float, float]]]:
+    """Per query term and match: the evidence of a hit on an identifier, and elsewhere."""
+    out: list[list[tuple[float, float]]] = []
+    for qt in terms:
+        row: list[tuple[float, float]] = []
+        for match in qt.matches:
+            factor = settings.prefix_evidence if match.kind == "prefix" else match.quality
+            weight = index.rarity(match.term) * factor * qt.specificity
+            row.append((weight, weight * settings.other_field_factor))
+        out.append(row)
+    return out
+
+
+def _explain(
+    index: LexicalIndex,
+    doc: int,
+    terms: tuple[QueryTerm, ...],
+    evidence: list[list[tuple[float, float]]],
+) -> tuple[float, tuple[Signal, ...]]:
+    """Identifier evidence of one tool (unbounded), and the signals behind its score."""
+    identifier = 0.0
+    signals: list[Signal] = []
+    position = {id(qt): i for i, qt in enumerate(terms)}
+    for qt, match, mask in index.doc_hits(doc, terms):
+        on_name, elsewhere = evidence[position[id(qt)]][qt.matches.index(match)]
+        named = bool(mask & _IDENTIFIER_MASK)
+        if named:
+            identifier += on_name
+        for name in FIELDS:
+            if mask & _FIELD_BIT[name]:
+                signals.append(Signal(qt.surface, name, round(on_name if named else elsewhere, 6)))
+    return identifier, tuple(signals)
+
+
+def gate(
+    index: LexicalIndex,
+    query: str,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    preferred_route: str | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> Retrieval:
+    """Rank `query` over `index`, keep at most `k` tools that pass the gate and the policy.
+
+    `hidden` maps tools (by position) that static rules hide to the rule's reason: they
+    are reported as dropped with that reason and do not use up `k`.
+    """
+    terms = index.query_terms(query)
+    evidence = _match_evidence(index, terms, settings)
+    scores, support = index.accumulate(terms, evidence)
+    hidden = hidden or {}
+    caps = index.capabilities
+    preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
+    if preferred_doc is not None and preferred_doc not in scores:
+        scores[preferred_doc] = 0.0
+    depth = max(settings.min_depth, 4 * k)
+    depth += min(len(hidden), depth)
+    if len(scores) <= depth:
+        ranked = sorted(scores.items(), key=lambda item: (-item[1], caps[item[0]].route))
+    else:
+        ranked = heapq.nsmallest(depth, scores.items(), key=lambda item: (-item[1], caps[item[0]].route))
+    min_score = policy.min_score if policy is not None else 0.0
+    evidence_floor = _unbounded(settings.evidence_floor)
+    identifier_floor = _unbounded(settings.identifier_floor)
+    kept: list[Candidate] = []
+    dropped: list[Candidate] = []
+    refused = 0
+    for doc, rank_score in ranked:
+        total = support.get(doc, 0.0)
+        score = _bounded(total)
+        identifier: float | None = None
+        if doc in hidden:
+            reason = hidden[doc]
+        elif doc == preferred_doc:
+            reason = "preferred_route"
+        elif total < evidence_floor:
+            identifier = _explain(index, doc, terms, evidence)[0] if total >= identifier_floor else 0.0
+            if identifier < identifier_floor:
+                reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
+            elif score < min_score:
+                reason = "below_min_score"
+            else:
+                reason = "routed"
+        elif score < min_score:
+            reason = "below_min_score"
+        else:
+            reason = "routed"
+        if reason in ("routed", "preferred_route") and len(kept) >= k:
+            reason = "beyond_k"
+        keep = reason in ("routed", "preferred_route")
+        if not keep:
+            refused += 1
+            if len(dropped) >= settings.reported_dropped and doc not in hidden:
+                continue
+        identifier, signals = _explain(index, doc, terms, evidence)
+        candidate = Candidate(
+            route=caps[doc].route,
+            name=caps[doc].name,
+            source=caps[doc].source,
+            score=round(score, 6),
+            identifier_score=round(_bounded(identifier), 6),
+            signals=signals,
+            kept=keep,
+            reason=reason,
+            rank_score=round(rank_score, 6),
+        )
+        (kept if keep else dropped).append(candidate)
+    if kept:
+        reason = "routed"
+    elif not terms:
+        reason = "no_content_words"
+    elif not scores:
+        reason = "no_terms_matched"
+    elif any(c.reason == "below_min_score" for c in dropped):
+        reason = "below_min_score"
+    else:
+        reason = "gate_refused_all"
+    return Retrieval(
+        query=query,
+        k=k,
+        catalog_version=index.catalog.version,
+        candidates=tuple(kept),
+        dropped=tuple(dropped),
+        no_route=not kept,
+        reason=reason,
+        matched=len(scores),
+    )

@@ -1,0 +1,42 @@
+"""English stemming with a bounded cache (the stemmer costs tens of microseconds a word).
+
+Only plain ASCII-letter words are stemmed; CJK bigrams, digits, symbols and words in other
+scripts pass through unchanged, so stemming can never make text vanish.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import snowballstemmer  # pyright: ignore[reportMissingTypeStubs]
+
+__all__ = ["Stemmer"]
+
+_MIN_STEM_LENGTH = 3
+
+
+class Stemmer:
+    """Maps a surface token to its index term. Thread-safe; the cache is bounded."""
+
+    def __init__(self, max_cache: int = 100_000) -> None:
+        self._stemmer = snowballstemmer.stemmer("english")  # pyright: ignore[reportUnknownMemberType]
+        self._cache: dict[str, str] = {}
+        self._max_cache = max_cache
+        self._lock = threading.Lock()
+
+    def stem(self, token: str) -> str:
+        cached = self._cache.get(token)
+        if cached is not None:
+            return cached
+        if len(token) <= _MIN_STEM_LENGTH or not (token.isascii() and token.isalpha()):
+            term = token
+        else:
+            with self._lock:
+                term = str(self._stemmer.stemWord(token))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        if len(self._cache) < self._max_cache:
+            self._cache[token] = term
+        return term
+
+    def stem_all(self, tokens: list[str]) -> list[str]:
+        cache = self._cache
+        return [cache.get(t) or self.stem(t) for t in tokens]
