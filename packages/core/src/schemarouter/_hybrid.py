@@ -19,6 +19,7 @@ tunes the fused decision exactly as it tunes the lexical one.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -75,8 +76,8 @@ class HybridPolicy:
     """Identifier score at which lexical evidence alone routes a tool, whatever `min_score` says."""
     min_score: float = 0.3
     """Fused-score threshold used when no `RetrievalAbstentionPolicy` is given."""
-    semantic_depth: int = 50
-    """Nearest tools by cosine that join the lexical candidates."""
+    semantic_depth: int = 20
+    """How many best tools of each signal (lexical and semantic) compete in the fusion."""
 
     def __post_init__(self) -> None:
         if self.lexical_weight < 0 or self.identifier_weight < 0:
@@ -127,10 +128,10 @@ class HybridRetriever:
     def encoder_name(self) -> str:
         return self.semantic.encoder_name
 
-    def _semantic_pool(self, sims: NDArray[np.float32]) -> list[int]:
+    def _semantic_pool(self, sims: NDArray[np.float32], depth: int) -> list[int]:
         import numpy as np
 
-        depth = min(self.policy.semantic_depth, int(sims.shape[0]))
+        depth = min(depth, int(sims.shape[0]))
         if depth <= 0:
             return []
         if depth >= sims.shape[0]:
@@ -146,23 +147,33 @@ class HybridRetriever:
         preferred_route: str | None = None,
     ) -> Retrieval:
         hp = self.policy
-        lexical = self.lexical.retrieve(query, max(k, hp.semantic_depth), None, preferred_route)
-        lex_by_route = {c.route: c for c in (*lexical.candidates, *lexical.dropped)}
-        best_lex = max((c.score for c in lex_by_route.values()), default=0.0)
+        depth = max(k, hp.semantic_depth)
+        lexical = self.lexical.retrieve(query, depth, None, preferred_route)
+        # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
+        lex_top = heapq.nsmallest(
+            depth, (*lexical.candidates, *lexical.dropped), key=lambda c: (-c.score, c.route)
+        )
+        lex_by_route = {c.route: c for c in lex_top}
+        best_lex = lex_top[0].score if lex_top else 0.0
         sims = self.semantic.similarities(query)
         routes = self.semantic.routes
         pool = set(lex_by_route)
-        pool.update(routes[i] for i in self._semantic_pool(sims))
+        pool.update(routes[i] for i in self._semantic_pool(sims, depth))
         if preferred_route is not None and preferred_route in self._caps:
             pool.add(preferred_route)
 
+        position = self.semantic.position
         scored: list[tuple[float, str, float, Candidate | None]] = []
         for route in pool:
-            cosine = round(float(sims[self.semantic.position[route]]), 6)
+            cosine = round(float(sims[position[route]]), 6)
             lex = lex_by_route.get(route)
-            lex_rel = lex.score / best_lex if lex is not None and best_lex > 0 else 0.0
-            ident = lex.identifier_score if lex is not None else 0.0
-            fused = round(cosine + hp.lexical_weight * lex_rel + hp.identifier_weight * ident, 6)
+            if lex is None:
+                fused = cosine
+            else:
+                lex_rel = lex.score / best_lex if best_lex > 0 else 0.0
+                fused = round(
+                    cosine + hp.lexical_weight * lex_rel + hp.identifier_weight * lex.identifier_score, 6
+                )
             scored.append((fused, route, cosine, lex))
         scored.sort(key=lambda item: (-item[0], item[1]))
 

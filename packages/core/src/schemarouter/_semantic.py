@@ -139,6 +139,13 @@ def tool_text(name: str, title: str | None, description: str, parameters: Sequen
     return ". ".join(parts)
 
 
+def _inverse(order: Sequence[int]) -> list[int]:
+    inverse = [0] * len(order)
+    for sorted_pos, original in enumerate(order):
+        inverse[original] = sorted_pos
+    return inverse
+
+
 def _normalised_rows(matrix: Any, rows: int, dim: int, who: str) -> NDArray[np.float32]:
     import numpy as np
 
@@ -170,7 +177,12 @@ class SemanticIndex:
         ]
         dim = encoder.dim
         if texts:
-            self._vectors = _normalised_rows(encoder.encode(texts), len(texts), dim, encoder.name)
+            # Similar lengths batched together pad less; the rows are put back in catalog order.
+            order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+            encoded = _normalised_rows(
+                encoder.encode([texts[i] for i in order]), len(texts), dim, encoder.name
+            )
+            self._vectors = encoded[_inverse(order)]
         else:
             import numpy as np
 
@@ -182,5 +194,15 @@ class SemanticIndex:
 
     def similarities(self, query: str) -> NDArray[np.float32]:
         """Cosine similarity of `query` with every tool, in catalog order."""
-        vec = _normalised_rows(self.encoder.encode([query]), 1, self.encoder.dim, self.encoder.name)
-        return self._vectors @ vec[0]
+        import numpy as np
+
+        raw = np.asarray(self.encoder.encode([query]), dtype=np.float32)
+        if raw.shape != (1, self.encoder.dim):
+            raise RoutingError(
+                f"encoder {self.encoder.name} returned shape {raw.shape}, expected {(1, self.encoder.dim)}"
+            )
+        vec = raw[0]
+        norm = float(np.sqrt(vec @ vec))
+        if not np.isfinite(norm):
+            raise RoutingError(f"encoder {self.encoder.name} returned non-finite values")
+        return self._vectors @ (vec / max(norm, 1e-12))

@@ -1,0 +1,270 @@
+"""Lexical vs semantic vs hybrid routing, side by side in one run.
+
+    python benchmarks/hybrid.py [--json] [--limit N] [--repeat N]
+
+Quality, on the vendored development data (`_datasets.py`; tuned on the `dev` half,
+reported on the `heldout` half):
+- MetaTool single-tool routing: recall@5 of the ranking (is the gold tool among the five
+  best-scored tools, whether or not the gate keeps them).
+- MetaTool Task1 abstention: false acceptance (unsupported queries that get a route) at 5%
+  over-rejection (supported queries that get none); the threshold is calibrated on `dev`
+  and applied to `heldout`, so the reported over-rejection is an honest out-of-sample one.
+  Also the default operating point (no calibration).
+- LiveMCPBench: gold-set recall@5 (share of a task's gold tools in the top five, capped at
+  five), all tasks (never used for tuning).
+
+Speed: `Visibility.allow_set` p50 / p95 at 1,000 and 10,000 tools (real tool texts, repeated
+with distinct names), tool-vector build time, and model load time in a fresh process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _datasets import LabelledQuery, livemcpbench, metatool_catalog, metatool_single_tool, metatool_task1
+
+from schemarouter import Catalog, Capability, RetrievalAbstentionPolicy, SchemaRouter, Visibility
+from schemarouter._semantic import SemanticIndex, WordLlamaEncoder
+
+MODES = ("lexical", "semantic", "hybrid")
+TARGET_OVER_REJECTION = 0.05
+OPEN = RetrievalAbstentionPolicy(min_score=0.0)
+"""No score threshold: the gate's structural evidence rules only, so calibration sees every score."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """What one mode says about one query: the ranking and the best score the gate lets through."""
+
+    names: tuple[str, ...]
+    confidence: float | None
+    """None when the gate keeps nothing even with no score threshold."""
+
+
+class Modes:
+    """The three rankers over one catalog."""
+
+    def __init__(self, catalog: Catalog, encoder: WordLlamaEncoder) -> None:
+        self.lexical = SchemaRouter(catalog)
+        self.hybrid = self.lexical.with_semantic(encoder)
+        self.semantic = SemanticIndex(catalog, encoder)
+        self._names = [catalog[route].name for route in self.semantic.routes]
+
+    def rank(self, mode: str, query: str, depth: int = 5) -> Ranked:
+        if mode == "semantic":
+            sims = self.semantic.similarities(query)
+            order = sorted(range(len(self._names)), key=lambda i: (-float(sims[i]), self._names[i]))
+            return Ranked(
+                tuple(self._names[i] for i in order[:depth]), float(sims[order[0]]) if order else None
+            )
+        router = self.hybrid if mode == "hybrid" else self.lexical
+        retrieval = router.retrieve(query, depth, policy=OPEN)
+        ranked = sorted((*retrieval.candidates, *retrieval.dropped), key=lambda c: (-c.score, c.route))
+        best = max((c.score for c in retrieval.candidates), default=None)
+        return Ranked(tuple(c.name for c in ranked[:depth]), best)
+
+    def default_routes(self, mode: str, query: str) -> bool:
+        router = self.hybrid if mode == "hybrid" else self.lexical
+        return not router.retrieve(query, 5).no_route
+
+
+def recall_at_5(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> float:
+    total = 0.0
+    for item in queries:
+        top = set(modes.rank(mode, item.query).names)
+        total += len(top & set(item.gold)) / min(len(item.gold), 5)
+    return total / max(len(queries), 1)
+
+
+def _confidences(
+    modes: Modes, mode: str, queries: Sequence[LabelledQuery]
+) -> tuple[list[float], list[float]]:
+    supported: list[float] = []
+    unsupported: list[float] = []
+    for item in queries:
+        conf = modes.rank(mode, item.query).confidence
+        (supported if item.gold else unsupported).append(float("-inf") if conf is None else conf)
+    return supported, unsupported
+
+
+def abstention(
+    modes: Modes, mode: str, dev: Sequence[LabelledQuery], heldout: Sequence[LabelledQuery]
+) -> dict[str, float]:
+    """Threshold at 5% over-rejection on `dev`; over-rejection and false acceptance on `heldout`."""
+    dev_pos, _ = _confidences(modes, mode, dev)
+    ordered = sorted(dev_pos)
+    threshold = ordered[int(TARGET_OVER_REJECTION * len(ordered))] if ordered else 0.0
+    pos, neg = _confidences(modes, mode, heldout)
+    out = {
+        "threshold": threshold,
+        "over_rejection": sum(c < threshold for c in pos) / max(len(pos), 1),
+        "false_acceptance": sum(c >= threshold for c in neg) / max(len(neg), 1),
+    }
+    if mode != "semantic":
+        routed_pos = sum(modes.default_routes(mode, q.query) for q in heldout if q.gold)
+        routed_neg = sum(modes.default_routes(mode, q.query) for q in heldout if not q.gold)
+        out["default_over_rejection"] = 1 - routed_pos / max(len(pos), 1)
+        out["default_false_acceptance"] = routed_neg / max(len(neg), 1)
+    return out
+
+
+def scaled_catalog(size: int) -> Catalog:
+    """`size` tools from the real MetaTool and LiveMCPBench texts, repeated under distinct names."""
+    live, _ = livemcpbench()
+    base: list[Capability] = [*metatool_catalog(), *live]
+    caps = [
+        Capability(
+            source=f"{base[i % len(base)].source}-{i // len(base)}",
+            name=base[i % len(base)].name,
+            description=base[i % len(base)].description,
+            input_schema=base[i % len(base)].input_schema,
+        )
+        for i in range(size)
+    ]
+    return Catalog(caps)
+
+
+def _timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    samples: list[float] = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def latency(size: int, queries: Sequence[str], encoder: WordLlamaEncoder, repeat: int) -> dict[str, float]:
+    catalog = scaled_catalog(size)
+    lexical = SchemaRouter(catalog)
+    lexical.index  # noqa: B018 - build outside the timed region
+    start = time.perf_counter()
+    hybrid = lexical.with_semantic(encoder)
+    build_ms = (time.perf_counter() - start) * 1000
+    out: dict[str, float] = {"tools": len(catalog), "hybrid_build_ms": build_ms}
+    for mode, router in (("lexical", lexical), ("hybrid", hybrid)):
+        visibility = Visibility(router, k=5)
+        for query in queries[:20]:
+            visibility.allow_set(query)
+        samples: list[float] = []
+        for query in queries:
+            samples += _timed(lambda q=query: visibility.allow_set(q), repeat)
+        samples.sort()
+        out[f"{mode}_p50_ms"] = statistics.median(samples)
+        out[f"{mode}_p95_ms"] = samples[int(0.95 * (len(samples) - 1))]
+    return out
+
+
+def model_load_seconds() -> dict[str, float]:
+    """Import + load of the default encoder in a fresh interpreter (what a cold start pays)."""
+    code = (
+        "import time, json; t0 = time.perf_counter();"
+        "from schemarouter._semantic import WordLlamaEncoder; e = WordLlamaEncoder();"
+        "t1 = time.perf_counter(); e.load(); t2 = time.perf_counter();"
+        "import numpy; print(json.dumps({'import_s': t1 - t0, 'load_s': t2 - t1, 'total_s': t2 - t0}))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version(), "machine": platform.machine(), "cpus": str(os.cpu_count())}
+    for dist in ("schemarouter-core", "wordllama", "numpy"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def run(limit: int, repeat: int) -> dict[str, Any]:
+    encoder = WordLlamaEncoder().load()
+    report: dict[str, Any] = {
+        "versions": versions(),
+        "encoder": encoder.name,
+        "model_load": model_load_seconds(),
+    }
+
+    meta = Modes(metatool_catalog(), encoder)
+    everything = metatool_single_tool("heldout")
+    # The file is grouped by tool: take an even stride so every tool is represented.
+    routing = everything[:: max(1, len(everything) // limit)][:limit]
+    task_dev, task_heldout = metatool_task1("dev"), metatool_task1("heldout")
+    live_catalog, live_tasks = livemcpbench("all")
+    live = Modes(live_catalog, encoder)
+    quality: dict[str, dict[str, Any]] = {}
+    for mode in MODES:
+        quality[mode] = {
+            "metatool_recall@5": recall_at_5(meta, mode, routing),
+            "livemcpbench_recall@5": recall_at_5(live, mode, live_tasks),
+            "task1": abstention(meta, mode, task_dev, task_heldout),
+        }
+    report["quality"] = quality
+    report["sizes"] = {
+        "metatool_routing_queries": len(routing),
+        "task1_dev": len(task_dev),
+        "task1_heldout": len(task_heldout),
+        "livemcpbench_tasks": len(live_tasks),
+    }
+    speed_queries = [q.query for q in everything[:: max(1, len(everything) // 200)][:200]]
+    report["latency"] = [latency(size, speed_queries, encoder, repeat) for size in (1_000, 10_000)]
+    return report
+
+
+def _print(report: dict[str, Any]) -> None:
+    print("versions:", ", ".join(f"{k} {v}" for k, v in report["versions"].items()))
+    load = report["model_load"]
+    print(f"encoder: {report['encoder']}; cold import {load['import_s']:.2f} s + load {load['load_s']:.2f} s")
+    print("sizes:", report["sizes"])
+    q = report["quality"]
+    rows = [
+        ("MetaTool recall@5 (heldout)", lambda m: q[m]["metatool_recall@5"]),
+        ("LiveMCPBench gold recall@5 (all)", lambda m: q[m]["livemcpbench_recall@5"]),
+        ("Task1 over-rejection @ dev 5% (heldout)", lambda m: q[m]["task1"]["over_rejection"]),
+        ("Task1 false acceptance @ dev 5% (heldout)", lambda m: q[m]["task1"]["false_acceptance"]),
+        ("Task1 over-rejection, default", lambda m: q[m]["task1"].get("default_over_rejection")),
+        ("Task1 false acceptance, default", lambda m: q[m]["task1"].get("default_false_acceptance")),
+    ]
+    print(f"{'':44}" + "".join(f"{m:>10}" for m in MODES))
+    for label, get in rows:
+        cells = [get(m) for m in MODES]
+        print(f"{label:44}" + "".join(f"{'-':>10}" if c is None else f"{c:>10.3f}" for c in cells))
+    for lat in report["latency"]:
+        print(
+            f"allow_set at {lat['tools']:>6} tools: lexical p50 {lat['lexical_p50_ms']:.3f} ms "
+            f"(p95 {lat['lexical_p95_ms']:.3f}), hybrid p50 {lat['hybrid_p50_ms']:.3f} ms "
+            f"(p95 {lat['hybrid_p95_ms']:.3f}); hybrid tool vectors built in {lat['hybrid_build_ms']:.0f} ms"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--limit", type=int, default=3000, help="MetaTool routing queries (heldout) to score")
+    parser.add_argument("--repeat", type=int, default=3, help="timed calls per latency query")
+    args = parser.parse_args(argv)
+    report = run(args.limit, args.repeat)
+    if args.json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        _print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
