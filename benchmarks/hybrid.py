@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _datasets import LabelledQuery, livemcpbench, metatool_catalog, metatool_single_tool, metatool_task1
 
-from schemarouter import Catalog, Capability, RetrievalAbstentionPolicy, SchemaRouter, Visibility
+from schemarouter import Capability, Catalog, RetrievalAbstentionPolicy, SchemaRouter, Visibility
 from schemarouter._semantic import SemanticIndex, WordLlamaEncoder
 
 MODES = ("lexical", "semantic", "hybrid")
@@ -161,7 +161,7 @@ def latency(size: int, queries: Sequence[str], encoder: WordLlamaEncoder, repeat
             visibility.allow_set(query)
         samples: list[float] = []
         for query in queries:
-            samples += _timed(lambda q=query: visibility.allow_set(q), repeat)
+            samples += _timed(lambda q=query, v=visibility: v.allow_set(q), repeat)
         samples.sort()
         out[f"{mode}_p50_ms"] = statistics.median(samples)
         out[f"{mode}_p95_ms"] = samples[int(0.95 * (len(samples) - 1))]
