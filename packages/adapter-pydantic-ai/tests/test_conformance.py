@@ -17,8 +17,9 @@ class TestRoutedToolset(suite.AdapterConformanceSuite):
     driver_factory = PydanticAIDriver
 
 
+@pytest.mark.slow
 class TestRoutedToolsCapability(suite.AdapterConformanceSuite):
-    """Routing as the agent-wide `prepare_tools` capability, over stdio only."""
+    """Routing as the agent-wide `prepare_tools` capability, over stdio only (deselect with -m "not slow")."""
 
     driver_factory = PydanticAIDriver
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
