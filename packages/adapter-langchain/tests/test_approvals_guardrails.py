@@ -12,6 +12,7 @@ from typing import Any
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware, PIIMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -103,7 +104,7 @@ async def test_batched_approvals_and_pii_output_guardrail(
 
         async def run(run_id: str, query: str, tool: str, arguments: dict[str, Any]) -> Any:
             scripts[run_id] = (tool, arguments)
-            config = {"configurable": {"thread_id": run_id}}
+            config: RunnableConfig = {"configurable": {"thread_id": run_id}}
             out = await agent.ainvoke(
                 {"messages": [HumanMessage(query, id=run_id)]}, config, context={"query": query}, version="v2"
             )

@@ -9,7 +9,6 @@ chat model that supports `bind_tools`.
 from __future__ import annotations
 
 from schemarouter_conformance.suite import AdapterConformanceSuite
-
 from schemarouter_langchain.conformance import LangChainDriver
 
 

@@ -18,6 +18,7 @@ from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddlewar
 from langchain.agents.middleware.human_in_the_loop import InterruptOnConfig
 from langchain.agents.middleware.types import ToolCallRequest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
@@ -98,7 +99,7 @@ class Turn:
     failure: str | None = None
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> RunnableConfig:
         return {"configurable": {"thread_id": self.run_id}}
 
     @property

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langchain_core.tools import BaseTool
+from pydantic import BaseModel
 
 from schemarouter import Catalog, CatalogLimits, ToolSpec
 
@@ -30,7 +31,9 @@ def tool_input_schema(tool: BaseTool) -> dict[str, Any]:
     schema = tool.tool_call_schema
     if isinstance(schema, dict):
         return schema
-    return schema.model_json_schema()
+    if issubclass(schema, BaseModel):
+        return schema.model_json_schema()
+    return dict(schema.schema())  # a pydantic v1 model
 
 
 def tool_spec(tool: BaseTool) -> ToolSpec:

@@ -19,7 +19,7 @@ __all__ = ["main", "run_validation"]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m schemarouter_langchain.validate", description=__doc__.split("\n\n")[0]
+        prog="python -m schemarouter_langchain.validate", description=(__doc__ or "").split("\n\n")[0]
     )
     parser.add_argument(
         "--out", type=Path, default=Path("artifacts") / ARTIFACT_NAME, help="where to write the report"

@@ -1,0 +1,62 @@
+"""The README's example runs as written (with the offline scripted model)."""
+
+from __future__ import annotations
+
+import re
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
+from langchain_core.messages import ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from schemarouter import SchemaRouter, Visibility
+from schemarouter_langchain import LangChainRouter, McpToolkit
+from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def first_example() -> str:
+    match = re.search(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    assert match is not None
+    return match.group(1)
+
+
+def test_example_is_about_fifteen_lines() -> None:
+    assert len([line for line in first_example().splitlines() if line.strip()]) <= 20
+
+
+async def test_readme_example_runs() -> None:
+    offered: list[tuple[str, ...]] = []
+    script = call_then_answer("get_weather_forecast", {"city": "Paris", "days": 2})
+
+    def respond(messages: Any, tools: Any) -> Any:
+        offered.append(offered_names(tools))
+        return script(messages, tools)
+
+    namespace: dict[str, Any] = {
+        "sys": sys,
+        "SchemaRouter": SchemaRouter,
+        "Visibility": Visibility,
+        "LangChainRouter": LangChainRouter,
+        "McpToolkit": McpToolkit,
+        "create_agent": create_agent,
+        "HumanInTheLoopMiddleware": HumanInTheLoopMiddleware,
+        "InMemorySaver": InMemorySaver,
+        "model": ScriptedChatModel(respond=respond),
+    }
+    body = (
+        "async def example():\n"
+        + textwrap.indent(first_example(), "    ")
+        + "    return visibility, result\n"
+    )
+    exec(compile(body, str(README), "exec"), namespace)
+    visibility, result = await namespace["example"]()
+    assert offered[0] == visibility.allow_set("what is the weather forecast for Paris this week").names
+    assert "get_weather_forecast" in offered[0]
+    tool_result = next(m for m in result["messages"] if isinstance(m, ToolMessage))
+    assert tool_result.status == "success"
