@@ -6,6 +6,7 @@ No agent-framework imports here; adapters live in their own packages.
 from __future__ import annotations
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._calibrate import CalibrationPoint, CalibrationReport, calibrate
 from ._callables import CallableSource, callable_spec
 from ._calls import ToolResult
 from ._canonical import canonical_bytes, canonical_json
@@ -48,6 +49,9 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "CalibrationPoint",
+    "CalibrationReport",
+    "calibrate",
     "EffectClass",
     "ExecutableRetrieval",
     "ExecutionPlan",

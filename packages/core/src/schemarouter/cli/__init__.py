@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import SchemaRouterError, UserError
-from . import _catalog_cmd, _demo_cmd
+from . import _calibrate_cmd, _catalog_cmd, _demo_cmd, _route_cmd
 from ._common import stderr
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (_catalog_cmd, _demo_cmd)
+_COMMANDS = (_catalog_cmd, _demo_cmd, _route_cmd, _calibrate_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

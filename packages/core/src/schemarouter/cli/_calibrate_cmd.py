@@ -1,0 +1,103 @@
+"""`schemarouter calibrate`: choose the abstention threshold from labelled queries.
+
+The labelled file is JSON: `{"supported": [{"query": ..., "tools": [...]}, ...],
+"unsupported": ["query", ...]}`. `tools` holds tool names or routes that answer the query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from .._calibrate import CalibrationReport, calibrate
+from ..errors import UserError
+from ._common import add_source_arguments, emit_json, load_router, stdout
+
+__all__ = ["load_labelled", "register"]
+
+
+def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
+    """Read a labelled-queries file; raises `UserError` with the reason when it is malformed."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path} is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected an object with 'supported' and 'unsupported'")
+    supported: list[tuple[str, list[str]]] = []
+    for item in data.get("supported", []):  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
+        if not isinstance(item, dict) or not isinstance(item.get("query"), str):  # pyright: ignore[reportUnknownMemberType]
+            raise UserError(f"{path}: each supported item needs a 'query' string and a 'tools' list")
+        tools: Any = item.get("tools")  # pyright: ignore[reportUnknownMemberType]
+        if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):  # pyright: ignore[reportUnknownVariableType]
+            raise UserError(f"{path}: 'tools' must be a list of tool names for {item['query']!r}")
+        supported.append((str(item["query"]), [str(t) for t in tools]))  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+    unsupported_raw: Any = data.get("unsupported", [])  # pyright: ignore[reportUnknownMemberType]
+    if not isinstance(unsupported_raw, list) or not all(isinstance(q, str) for q in unsupported_raw):  # pyright: ignore[reportUnknownVariableType]
+        raise UserError(f"{path}: 'unsupported' must be a list of query strings")
+    return supported, [str(q) for q in unsupported_raw]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+
+
+def _print(report: CalibrationReport) -> None:
+    stdout.print(
+        f"threshold (min_score) = {report.threshold:.4f}  chosen on {report.tuning_supported} supported / "
+        f"{report.tuning_unsupported} unsupported queries for <= {report.target_over_rejection:.0%} over-rejection"
+    )
+    stdout.print(
+        f"held-out ({report.heldout_supported} / {report.heldout_unsupported}): "
+        f"over-rejection {report.over_rejection:.1%}, false acceptance {report.false_acceptance:.1%}, "
+        f"recall@{report.k} {report.recall_at_k:.1%}  (gate alone: over-rejection "
+        f"{report.gate_only.over_rejection:.1%}, false acceptance {report.gate_only.false_acceptance:.1%})"
+    )
+    table = Table(title="held-out trade-off", title_justify="left")
+    for column in ("min_score", "over-rejection", "false acceptance", f"recall@{report.k}"):
+        table.add_column(column, justify="right")
+    for point in report.curve:
+        marker = " *" if point.threshold == report.threshold else ""
+        table.add_row(
+            f"{point.threshold:.4f}{marker}",
+            f"{point.over_rejection:.1%}",
+            f"{point.false_acceptance:.1%}",
+            f"{point.recall_at_k:.1%}",
+        )
+    stdout.print(table)
+    stdout.print(f"use it: Visibility(router, k={report.k}, abstention=RetrievalAbstentionPolicy(min_score={report.threshold}))")
+
+
+async def run(args: argparse.Namespace) -> int:
+    supported, unsupported = load_labelled(Path(args.labelled))
+    router = await load_router(args)
+    report = calibrate(
+        router,
+        supported,
+        unsupported,
+        k=args.k,
+        target_over_rejection=args.target_over_rejection,
+        seed=args.seed,
+    )
+    if args.json:
+        emit_json({**report.to_dict(), "policy": {"min_score": report.policy.min_score}})
+    else:
+        _print(report)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "calibrate", help="choose the abstention threshold from labelled queries and report its trade-off"
+    )
+    add_source_arguments(parser)
+    parser.add_argument("labelled", help="JSON file of supported (query + tools) and unsupported queries")
+    parser.add_argument("-k", "--k", type=int, default=3, help="allow-set size (default 3)")
+    parser.add_argument(
+        "--target-over-rejection", type=float, default=0.05, help="largest share of supported queries refused"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the tuning / held-out split")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run)

@@ -1,0 +1,108 @@
+"""`schemarouter route`: the allow-set for one request, with scores and reasons (or the no-route verdict)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.table import Table
+
+from .._abstention import RetrievalAbstentionPolicy
+from .._results import AllowSet, Candidate, Retrieval
+from .._visibility import Visibility
+from ._common import add_source_arguments, emit_json, load_router, stdout
+
+__all__ = ["register"]
+
+
+def _candidate_json(cand: Candidate) -> dict[str, Any]:
+    return {
+        "route": cand.route,
+        "name": cand.name,
+        "score": cand.score,
+        "identifier_score": cand.identifier_score,
+        "rank_score": cand.rank_score,
+        "reason": cand.reason,
+        "signals": [{"term": s.term, "field": s.field, "weight": s.weight} for s in cand.signals],
+    }
+
+
+def route_to_json(allow: AllowSet, retrieval: Retrieval) -> dict[str, Any]:
+    return {
+        "query": allow.query,
+        "catalog_version": allow.catalog_version,
+        "no_route": allow.no_route,
+        "reason": allow.reason,
+        "names": list(allow.names),
+        "routes": list(allow.routes),
+        "decisions": [
+            {"route": d.route, "visible": d.visible, "reason": d.reason, "detail": d.detail, "score": d.score}
+            for d in allow.decisions
+        ],
+        "candidates": [_candidate_json(c) for c in (*retrieval.candidates, *retrieval.dropped)],
+        "matched_tools": retrieval.matched,
+    }
+
+
+def _evidence_text(cand: Candidate | None) -> str:
+    if cand is None:
+        return ""
+    terms: dict[str, list[str]] = {}
+    for signal in cand.signals:
+        terms.setdefault(signal.term, []).append(signal.field)
+    return ", ".join(f"{term} ({'/'.join(fields)})" for term, fields in terms.items())
+
+
+async def run(args: argparse.Namespace) -> int:
+    router = await load_router(args)
+    policy = RetrievalAbstentionPolicy(min_score=args.min_score) if args.min_score is not None else None
+    visibility = Visibility(router, k=args.k, abstention=policy, blocked=args.block, allowed=args.allow)
+    allow = visibility.allow_set(args.query)
+    retrieval = router.retrieve(args.query, args.k, policy=policy)
+    if args.json:
+        emit_json(route_to_json(allow, retrieval))
+        return 0
+    by_route = {c.route: c for c in (*retrieval.candidates, *retrieval.dropped)}
+    if allow.no_route:
+        stdout.print(f"[bold]no route[/] for {args.query!r}: {allow.reason}", markup=True)
+    table = Table(title=f"query: {args.query}", title_justify="left")
+    for column, justify in (
+        ("route", "left"),
+        ("visible", "center"),
+        ("score", "right"),
+        ("identifier", "right"),
+        ("reason", "left"),
+        ("evidence", "left"),
+    ):
+        table.add_column(column, justify=justify)  # pyright: ignore[reportArgumentType]
+    for decision in allow.decisions:
+        cand = by_route.get(decision.route)
+        table.add_row(
+            decision.route,
+            "yes" if decision.visible else "no",
+            "-" if decision.score is None else f"{decision.score:.3f}",
+            "-" if cand is None else f"{cand.identifier_score:.3f}",
+            decision.reason if decision.detail in ("", decision.reason) else f"{decision.reason}: {decision.detail}",
+            _evidence_text(cand),
+        )
+    if allow.decisions:
+        stdout.print(table)
+    stdout.print(
+        f"{len(allow.routed)} routed of {len(router.catalog)} tools (k={args.k}); "
+        f"{retrieval.matched} matched a query word; catalog {allow.catalog_version[:12]}"
+    )
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "route", help="show the allow-set for a request, with scores and reasons, or the no-route verdict"
+    )
+    add_source_arguments(parser)
+    parser.add_argument("query", help="the request to route")
+    parser.add_argument("-k", "--k", type=int, default=3, help="allow-set size (default 3)")
+    parser.add_argument("--min-score", type=float, default=None, help="abstention threshold (see `calibrate`)")
+    parser.add_argument("--block", action="append", default=[], metavar="TOOL", help="never show this tool")
+    parser.add_argument("--allow", action="append", default=None, metavar="TOOL", help="only ever route these")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run)
