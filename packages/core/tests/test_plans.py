@@ -1,0 +1,222 @@
+"""PlanRequest digests and ExecutionPlan binding: what a plan is bound to, and how it is sealed."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import pytest
+
+from schemarouter import (
+    ExecutionPlan,
+    ExecutionPolicy,
+    PlanRequest,
+    PolicyViolationError,
+    RefusalReason,
+    RunConfig,
+    SchemaRouter,
+    UserError,
+    execute_selective_plan,
+)
+
+
+class Clock:
+    """A wall clock the test moves by hand."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def convert_currency(amount: float, from_currency: str, to_currency: str) -> float:
+    """Convert an amount of money between currencies at today's exchange rate."""
+    return amount
+
+
+def get_weather_forecast(city: str, days: int = 3) -> str:
+    """Get the weather forecast for a city for the next days."""
+    return city
+
+
+def delete_customer(customer_id: str) -> str:
+    """Permanently delete a customer record from the CRM."""
+    return customer_id
+
+
+def make_router(clock: Clock | None = None, **policy: Any) -> SchemaRouter:
+    return SchemaRouter.from_callables(
+        [convert_currency, get_weather_forecast, delete_customer],
+        name="py",
+        policy=ExecutionPolicy(clock=clock or Clock(), **policy),
+    )
+
+
+# -- PlanRequest --------------------------------------------------------------------------------
+
+
+def test_request_digest_ignores_key_order_and_tracks_every_field() -> None:
+    base = PlanRequest("convert money", {"amount": 5, "from_currency": "USD", "to_currency": "EUR"})
+    reordered = PlanRequest("convert money", {"to_currency": "EUR", "amount": 5, "from_currency": "USD"})
+    assert base.digest == reordered.digest
+    others = [
+        PlanRequest("convert cash", dict(base.arguments or {})),
+        PlanRequest("convert money", {"amount": 6, "from_currency": "USD", "to_currency": "EUR"}),
+        PlanRequest("convert money", dict(base.arguments or {}), preferred_route="py:convert_currency"),
+    ]
+    assert len({base.digest, *(o.digest for o in others)}) == 4
+
+
+def test_request_copies_its_arguments() -> None:
+    arguments: dict[str, Any] = {"city": "Paris", "nested": {"days": 3}}
+    request = PlanRequest("weather", arguments)
+    arguments["city"] = "Rome"
+    arguments["nested"]["days"] = 9
+    assert request.arguments == {"city": "Paris", "nested": {"days": 3}}
+    handed_out = request.call_arguments
+    handed_out["city"] = "Oslo"
+    assert request.arguments == {"city": "Paris", "nested": {"days": 3}}
+
+
+def test_request_without_arguments_has_an_empty_object() -> None:
+    assert PlanRequest("weather").arguments == {}
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments"),
+    [
+        pytest.param(42, None, id="query-not-string"),
+        pytest.param("q", ["a", "b"], id="arguments-not-object"),
+        pytest.param("q", {1: "a"}, id="non-string-key"),
+        pytest.param("q", {"x": object()}, id="not-json"),
+        pytest.param("q", {"x": math.nan}, id="nan"),
+    ],
+)
+def test_bad_requests_are_user_errors(query: Any, arguments: Any) -> None:
+    with pytest.raises(UserError):
+        PlanRequest(query, arguments)
+
+
+# -- plans --------------------------------------------------------------------------------------
+
+
+def test_plan_is_bound_to_request_catalog_fingerprint_principal_and_time() -> None:
+    clock = Clock(5_000.0)
+    router = make_router(clock, plan_ttl=60)
+    request = PlanRequest(
+        "convert 100 USD to EUR", {"amount": 100, "from_currency": "USD", "to_currency": "EUR"}
+    )
+    plan = router.plan_executable(request, config=RunConfig(principal="alice"))
+    assert plan.route == "py:convert_currency"
+    assert plan.selection == "routed"
+    assert plan.request_digest == request.digest
+    assert plan.catalog_version == router.catalog.version
+    assert plan.fingerprint == router.catalog["py:convert_currency"].fingerprint
+    assert plan.principal == "alice"
+    assert (plan.issued_at, plan.expires_at) == (5_000.0, 5_060.0)
+    assert plan.arguments == request.arguments
+    assert plan.routes == ("py:convert_currency",)
+
+
+def test_planning_is_deterministic() -> None:
+    router = make_router()
+    request = PlanRequest("weather forecast for Paris", {"city": "Paris"})
+    assert router.plan_executable(request) == router.plan_executable(request)
+
+
+def test_preferred_and_explicit_routes_are_planned_as_given() -> None:
+    router = make_router()
+    preferred = router.plan_executable(
+        PlanRequest("anything at all", {"city": "Oslo"}, preferred_route="py:get_weather_forecast")
+    )
+    assert (preferred.route, preferred.selection) == ("py:get_weather_forecast", "preferred_route")
+    explicit = router.plan_executable("weather in Oslo", route="py:delete_customer")
+    assert (explicit.route, explicit.selection) == ("py:delete_customer", "explicit_route")
+
+
+def test_fallback_routes_are_bound_with_their_fingerprints() -> None:
+    router = make_router()
+    plan = router.plan_executable(
+        "forecast", route="py:get_weather_forecast", fallback_routes=["py:convert_currency"]
+    )
+    assert plan.routes == ("py:get_weather_forecast", "py:convert_currency")
+    assert plan.fingerprints == tuple(router.catalog[r].fingerprint for r in plan.routes)
+
+
+@pytest.mark.parametrize(
+    "plan_kwargs",
+    [
+        pytest.param({"route": "py:no_such_tool"}, id="explicit"),
+        pytest.param({"fallback_routes": ["py:no_such_tool"]}, id="fallback"),
+    ],
+)
+def test_planning_an_unknown_route_is_refused(plan_kwargs: dict[str, Any]) -> None:
+    router = make_router()
+    with pytest.raises(PolicyViolationError) as info:
+        router.plan_executable("weather forecast for Paris", **plan_kwargs)
+    assert info.value.reason == RefusalReason.UNKNOWN_ROUTE
+    assert info.value.route == "py:no_such_tool"
+
+
+def test_unknown_preferred_route_is_refused() -> None:
+    router = make_router()
+    with pytest.raises(PolicyViolationError) as info:
+        router.plan_executable(PlanRequest("weather", preferred_route="py:nope"))
+    assert info.value.reason == "unknown_route"
+
+
+def test_a_request_nothing_matches_cannot_be_planned() -> None:
+    router = make_router()
+    with pytest.raises(PolicyViolationError) as info:
+        router.plan_executable("zzzz qqqq xxxx")
+    assert info.value.reason == RefusalReason.NO_ROUTE
+
+
+def test_repeated_routes_in_a_plan_are_a_user_error() -> None:
+    router = make_router()
+    with pytest.raises(UserError):
+        router.plan_executable("x", route="py:delete_customer", fallback_routes=["py:delete_customer"])
+    with pytest.raises(UserError):
+        router.plan_executable("x", route="py:delete_customer", fallback_routes="py:convert_currency")
+
+
+# -- the seal -----------------------------------------------------------------------------------
+
+
+def _forgeries(plan: ExecutionPlan, router: SchemaRouter) -> dict[str, ExecutionPlan]:
+    other = PlanRequest(plan.query, {"city": "Rome"})
+    return {
+        "route": dataclasses.replace(plan, route="py:delete_customer"),
+        "request": dataclasses.replace(plan, request=other),
+        "principal": dataclasses.replace(plan, principal="mallory"),
+        "issued_at": dataclasses.replace(plan, issued_at=plan.issued_at + 1),
+        "expires_at": dataclasses.replace(plan, expires_at=plan.expires_at + 3600),
+        "fallbacks": dataclasses.replace(
+            plan,
+            fallback_routes=("py:delete_customer",),
+            fallback_fingerprints=(router.catalog["py:delete_customer"].fingerprint,),
+        ),
+    }
+
+
+async def test_plans_from_another_router_or_edited_after_issue_fail_the_seal() -> None:
+    router = make_router()
+    twin = make_router()
+    plan = router.plan_executable(PlanRequest("weather forecast", {"city": "Paris"}))
+    assert plan.catalog_version == twin.catalog.version
+    candidates = [*_forgeries(plan, router).values()]
+    mutated = router.plan_executable(PlanRequest("weather forecast", {"city": "Paris"}))
+    assert isinstance(mutated.request.arguments, dict)
+    mutated.request.arguments["city"] = "Rome"  # pyright: ignore[reportIndexIssue]
+    for forged in [*candidates, mutated]:
+        retrieval = router.retrieve_executable(forged.request, 3)
+        with pytest.raises(PolicyViolationError) as info:
+            await execute_selective_plan(router, retrieval, forged)
+        assert info.value.reason == RefusalReason.PLAN_SEAL_INVALID
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(twin, twin.retrieve_executable(plan.request, 3), plan)
+    assert info.value.reason == RefusalReason.PLAN_SEAL_INVALID
+    result = await execute_selective_plan(router, router.retrieve_executable(plan.request, 3), plan)
+    assert result.structured == "Paris"
