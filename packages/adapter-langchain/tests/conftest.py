@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from langchain_core.tools import BaseTool, tool
 
@@ -44,8 +44,6 @@ def stdio_source(call_log: Path) -> McpSource:
 @pytest.fixture(scope="session")
 def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The fixture server over streamable HTTP on 127.0.0.1, with its call log."""
-    import socket
-
     workdir = tmp_path_factory.mktemp("http")
     log = workdir / "calls.jsonl"
     with socket.socket() as sock:
@@ -71,9 +69,9 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
         deadline = time.monotonic() + 20
         while True:
             try:
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=0.5)
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
-            except httpx.TransportError:
+            except OSError:
                 if time.monotonic() > deadline or process.poll() is not None:
                     pytest.fail("the HTTP fixture server did not start")
                 time.sleep(0.1)
