@@ -1,0 +1,22 @@
+"""The README example runs as written (fixture server over stdio, PydanticAI's TestModel)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_example_runs(tmp_path: Path) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+    assert blocks, "the README has no python example"
+    assert len(blocks[0].strip().splitlines()) <= 20
+    done = subprocess.run(
+        [sys.executable, "-c", blocks[0]], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "search_customers" in done.stdout
+    assert "delete_customer" not in done.stdout
