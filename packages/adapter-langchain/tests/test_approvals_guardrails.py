@@ -129,3 +129,34 @@ async def test_batched_approvals_and_pii_output_guardrail(
         refused = next(m for m in out.value["messages"] if isinstance(m, ToolMessage))
         assert refusal_of(refused) is not None
         assert [c["tool"] for c in read_call_log(call_log)] == ["search_customers"]
+
+
+async def test_hidden_calls_never_run_whatever_the_middleware_order(
+    stdio_source: McpSource, call_log: Path, fixture_router: SchemaRouter
+) -> None:
+    """With the router listed last (not recommended), approval comes first, but the body still never runs."""
+    visibility = Visibility(fixture_router, k=3)
+
+    def respond(messages: Sequence[BaseMessage], tools: Sequence[Mapping[str, Any]]) -> AIMessage:
+        return call_then_answer("delete_customer", {"customer_id": "c-100"})(messages, tools)
+
+    async with McpToolkit(stdio_source) as toolkit:
+        agent = create_agent(
+            ScriptedChatModel(respond=respond),
+            tools=list(toolkit.tools),
+            middleware=[
+                HumanInTheLoopMiddleware({"delete_customer": True}, interrupt_mode="per_call"),
+                LangChainRouter(visibility),
+            ],
+            checkpointer=InMemorySaver(),
+        )
+        config: RunnableConfig = {"configurable": {"thread_id": "late-router"}}
+        out = await agent.ainvoke(
+            {"messages": [HumanMessage(SEARCH)]}, config, context={"query": SEARCH}, version="v2"
+        )
+        assert len(out.interrupts) == 1
+        answer = {out.interrupts[0].id: {"type": "approve"}}
+        out = await agent.ainvoke(Command(resume=answer), config, context={"query": SEARCH}, version="v2")
+        refused = next(m for m in out.value["messages"] if isinstance(m, ToolMessage))
+        assert refusal_of(refused) is not None
+    assert read_call_log(call_log) == []
