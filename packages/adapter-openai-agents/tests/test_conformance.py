@@ -24,7 +24,13 @@ class TestToolFilterUncachedToolList(suite.AdapterConformanceSuite):
 
 
 class TestToolFilterCachedToolList(suite.AdapterConformanceSuite):
-    """One cached tool list shared by every run (`cache_tools_list=True`): filtering stays per run."""
+    """One cached tool list shared by every run (`cache_tools_list=True`): filtering stays per run.
+
+    The SDK caches the tool list the same way for every transport, so this class runs over
+    streamable HTTP only (a stdio scenario spawns a server per test); the cached list over
+    stdio is what `python -m schemarouter_openai_agents.validate` uses (standard test 11).
+    """
 
     driver_factory = OpenAIAgentsDriver
+    transports: ClassVar[tuple[str, ...]] = ("http",)
     scenario_options: ClassVar[dict[str, object]] = {"cache_tools_list": True}

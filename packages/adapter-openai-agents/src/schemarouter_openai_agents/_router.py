@@ -12,6 +12,7 @@ every tool that stays visible, and refuses calls to tools that are not.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -272,7 +273,7 @@ class RoutedPredicate:
         if isinstance(inner, bool):
             return inner
         result = inner(run_context, agent)
-        if hasattr(result, "__await__"):
+        if inspect.isawaitable(result):
             result = await result
         return bool(result)
 
