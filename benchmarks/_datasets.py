@@ -50,7 +50,9 @@ def in_split(query: str, split: Split) -> bool:
 def metatool_catalog() -> Catalog:
     """MetaTool's 199 plugins: name and description only (the dataset has no schemas)."""
     described: dict[str, str] = json.loads((DATA / "metatool" / "plugin_des.json").read_text("utf-8"))
-    return Catalog.from_specs("metatool", [ToolSpec(name, description) for name, description in described.items()])
+    return Catalog.from_specs(
+        "metatool", [ToolSpec(name, description) for name, description in described.items()]
+    )
 
 
 def metatool_single_tool(split: Split = "all") -> list[LabelledQuery]:
@@ -100,13 +102,17 @@ def livemcpbench(split: Split = "all") -> tuple[Catalog, list[LabelledQuery]]:
                 source += "_"
             used_sources.add(source)
             specs = [
-                ToolSpec(t["name"], t.get("description"), t.get("inputSchema"), annotations=t.get("annotations"))
+                ToolSpec(
+                    t["name"], t.get("description"), t.get("inputSchema"), annotations=t.get("annotations")
+                )
                 for t in entry["tools"]
             ]
             catalog = Catalog.from_specs(source, specs)
             catalogs.append(catalog)
             names.update(cap.name for cap in catalog)
-    tasks: list[dict[str, Any]] = json.loads((DATA / "livemcpbench" / "all_annotations.json").read_text("utf-8"))
+    tasks: list[dict[str, Any]] = json.loads(
+        (DATA / "livemcpbench" / "all_annotations.json").read_text("utf-8")
+    )
     queries: list[LabelledQuery] = []
     for task in tasks:
         question = str(task["Question"]).strip()

@@ -31,8 +31,11 @@ _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
 class GateSettings:
     """Floors of the gate. `score` and `identifier_score` are both in [0, 1)."""
 
-    other_field_factor: float = 0.5
+    other_field_factor: float = 0.7
     """Evidence of a hit outside the identifiers, relative to an identifier hit."""
+    other_field_power: float = 2.0
+    """Outside the identifiers, specificity counts this many times: everyday words stuffed into a
+    description add up to little."""
     prefix_evidence: float = 0.0
     """Evidence of a prefix match (`dealer` / `dealership`): it helps ranking, but is too loose to route."""
     identifier_floor: float = 0.25
@@ -65,8 +68,10 @@ def _match_evidence(
         row: list[tuple[float, float]] = []
         for match in qt.matches:
             factor = settings.prefix_evidence if match.kind == "prefix" else match.quality
-            weight = index.rarity(match.term) * factor * qt.specificity
-            row.append((weight, weight * settings.other_field_factor))
+            rarity = index.rarity(match.term) * factor
+            on_name = rarity * qt.specificity
+            elsewhere = rarity * qt.specificity**settings.other_field_power * settings.other_field_factor
+            row.append((on_name, elsewhere))
         out.append(row)
     return out
 

@@ -125,11 +125,17 @@ class Visibility:
 
         def refuse(cand: Candidate, reason: str) -> None:
             if reason in ("blocked", "not_allowed"):
-                decisions.append(ToolDecision(cand.route, cand.name, False, reason, "static rule", cand.score))
+                decisions.append(
+                    ToolDecision(cand.route, cand.name, False, reason, "static rule", cand.score)
+                )
             elif reason == "beyond_k":
-                decisions.append(ToolDecision(cand.route, cand.name, False, "beyond_k", f"k={self.k}", cand.score))
+                decisions.append(
+                    ToolDecision(cand.route, cand.name, False, "beyond_k", f"k={self.k}", cand.score)
+                )
             else:
-                decisions.append(ToolDecision(cand.route, cand.name, False, "gate_dropped", reason, cand.score))
+                decisions.append(
+                    ToolDecision(cand.route, cand.name, False, "gate_dropped", reason, cand.score)
+                )
 
         for cand in retrieval.candidates:
             rule = rules.hidden_routes.get(cand.route)

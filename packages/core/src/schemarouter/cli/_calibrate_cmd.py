@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.table import Table
 
@@ -30,18 +30,26 @@ def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
         raise UserError(f"{path} is not JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected an object with 'supported' and 'unsupported'")
+    document = cast(dict[str, Any], data)
+    items: Any = document.get("supported", [])
+    if not isinstance(items, list):
+        raise UserError(f"{path}: 'supported' must be a list")
     supported: list[tuple[str, list[str]]] = []
-    for item in data.get("supported", []):  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
-        if not isinstance(item, dict) or not isinstance(item.get("query"), str):  # pyright: ignore[reportUnknownMemberType]
+    for item in cast(list[Any], items):
+        if not isinstance(item, dict):
             raise UserError(f"{path}: each supported item needs a 'query' string and a 'tools' list")
-        tools: Any = item.get("tools")  # pyright: ignore[reportUnknownMemberType]
-        if not isinstance(tools, list) or not all(isinstance(t, str) for t in tools):  # pyright: ignore[reportUnknownVariableType]
-            raise UserError(f"{path}: 'tools' must be a list of tool names for {item['query']!r}")
-        supported.append((str(item["query"]), [str(t) for t in tools]))  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
-    unsupported_raw: Any = data.get("unsupported", [])  # pyright: ignore[reportUnknownMemberType]
-    if not isinstance(unsupported_raw, list) or not all(isinstance(q, str) for q in unsupported_raw):  # pyright: ignore[reportUnknownVariableType]
+        entry = cast(dict[str, Any], item)
+        query: Any = entry.get("query")
+        tools: Any = entry.get("tools")
+        if not isinstance(query, str):
+            raise UserError(f"{path}: each supported item needs a 'query' string and a 'tools' list")
+        if not isinstance(tools, list) or not all(isinstance(t, str) for t in cast(list[Any], tools)):
+            raise UserError(f"{path}: 'tools' must be a list of tool names for {query!r}")
+        supported.append((query, [str(t) for t in cast(list[Any], tools)]))
+    negatives: Any = document.get("unsupported", [])
+    if not isinstance(negatives, list) or not all(isinstance(q, str) for q in cast(list[Any], negatives)):
         raise UserError(f"{path}: 'unsupported' must be a list of query strings")
-    return supported, [str(q) for q in unsupported_raw]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return supported, [str(q) for q in cast(list[Any], negatives)]
 
 
 def _print(report: CalibrationReport) -> None:
@@ -67,7 +75,9 @@ def _print(report: CalibrationReport) -> None:
             f"{point.recall_at_k:.1%}",
         )
     stdout.print(table)
-    stdout.print(f"use it: Visibility(router, k={report.k}, abstention=RetrievalAbstentionPolicy(min_score={report.threshold}))")
+    stdout.print(
+        f"use it: Visibility(router, k={report.k}, abstention=RetrievalAbstentionPolicy(min_score={report.threshold}))"
+    )
 
 
 async def run(args: argparse.Namespace) -> int:

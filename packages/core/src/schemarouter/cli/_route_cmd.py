@@ -82,7 +82,9 @@ async def run(args: argparse.Namespace) -> int:
             "yes" if decision.visible else "no",
             "-" if decision.score is None else f"{decision.score:.3f}",
             "-" if cand is None else f"{cand.identifier_score:.3f}",
-            decision.reason if decision.detail in ("", decision.reason) else f"{decision.reason}: {decision.detail}",
+            decision.reason
+            if decision.detail in ("", decision.reason)
+            else f"{decision.reason}: {decision.detail}",
             _evidence_text(cand),
         )
     if allow.decisions:
@@ -101,8 +103,12 @@ def register(subparsers: Any) -> None:
     add_source_arguments(parser)
     parser.add_argument("query", help="the request to route")
     parser.add_argument("-k", "--k", type=int, default=3, help="allow-set size (default 3)")
-    parser.add_argument("--min-score", type=float, default=None, help="abstention threshold (see `calibrate`)")
+    parser.add_argument(
+        "--min-score", type=float, default=None, help="abstention threshold (see `calibrate`)"
+    )
     parser.add_argument("--block", action="append", default=[], metavar="TOOL", help="never show this tool")
-    parser.add_argument("--allow", action="append", default=None, metavar="TOOL", help="only ever route these")
+    parser.add_argument(
+        "--allow", action="append", default=None, metavar="TOOL", help="only ever route these"
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)

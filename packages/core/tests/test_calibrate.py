@@ -1,0 +1,92 @@
+"""`calibrate`: a threshold chosen on one half of labelled data, reported on the other."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemarouter import Catalog, SchemaRouter, ToolSpec, UserError, Visibility, calibrate
+
+CATALOG = Catalog.from_specs(
+    "demo",
+    [
+        ToolSpec("get_weather_forecast", "Get the weather forecast (temperature, rain) for a city."),
+        ToolSpec("convert_currency", "Convert an amount of money between currencies."),
+        ToolSpec("send_email", "Send an email message to a recipient."),
+        ToolSpec("list_invoices", "List a customer's invoices, filtered by payment status."),
+        ToolSpec("search_flights", "Search flights between two airports on a date."),
+        ToolSpec("story_writer", "Write a short story on any topic for people of any age."),
+    ],
+)
+
+SUPPORTED = [
+    ("weather forecast for Paris", ["get_weather_forecast"]),
+    ("will it rain in Berlin tomorrow, weather please", ["get_weather_forecast"]),
+    ("convert 20 GBP into yen", ["convert_currency"]),
+    ("what currency conversion rate applies to USD", ["demo:convert_currency"]),
+    ("email the report to Bob", ["send_email"]),
+    ("send a message by email to my team", ["send_email"]),
+    ("show the unpaid invoices of ACME", ["list_invoices"]),
+    ("list invoices for customer 42", ["list_invoices"]),
+    ("find flights from Oslo to Rome", ["search_flights"]),
+    ("search flights to Lisbon in May", ["search_flights"]),
+]
+UNSUPPORTED = [
+    "what is the meaning of life",
+    "tell me a joke about people",
+    "who painted the Mona Lisa",
+    "write a haiku about time",
+    "how old is the universe",
+    "what is a good name for a new dog",
+    "explain photosynthesis simply",
+    "give me a story idea about the world",
+]
+
+
+def test_calibration_reports_held_out_trade_off() -> None:
+    report = calibrate(SchemaRouter(CATALOG), SUPPORTED, UNSUPPORTED, k=3, seed=1)
+    assert report.tuning_supported + report.heldout_supported == len(SUPPORTED)
+    assert report.tuning_unsupported + report.heldout_unsupported == len(UNSUPPORTED)
+    assert report.tuning_over_rejection <= 0.05
+    assert 0.0 <= report.over_rejection <= 1.0
+    assert 0.0 <= report.false_acceptance <= 1.0
+    assert report.recall_at_k > 0.5
+    thresholds = [p.threshold for p in report.curve]
+    assert thresholds == sorted(thresholds)
+    assert report.threshold in thresholds
+    rejections = [p.over_rejection for p in report.curve]
+    assert rejections == sorted(rejections)
+    acceptances = [p.false_acceptance for p in report.curve]
+    assert acceptances == sorted(acceptances, reverse=True)
+
+
+def test_the_report_is_a_ready_policy() -> None:
+    router = SchemaRouter(CATALOG)
+    report = calibrate(router, SUPPORTED, UNSUPPORTED, k=3, seed=1)
+    assert report.policy.min_score == report.threshold
+    allow = Visibility(router, k=3, abstention=report.policy).allow_set("weather forecast for Paris")
+    assert allow.allows("get_weather_forecast")
+
+
+def test_calibration_is_deterministic_per_seed() -> None:
+    router = SchemaRouter(CATALOG)
+    first = calibrate(router, SUPPORTED, UNSUPPORTED, k=3, seed=7)
+    assert calibrate(router, SUPPORTED, UNSUPPORTED, k=3, seed=7) == first
+    assert first.to_dict()["threshold"] == first.threshold
+
+
+def test_a_zero_target_keeps_every_tuning_query_routed() -> None:
+    report = calibrate(SchemaRouter(CATALOG), SUPPORTED, UNSUPPORTED, k=3, target_over_rejection=0.0)
+    assert report.tuning_over_rejection == 0.0
+
+
+@pytest.mark.parametrize(
+    ("supported", "unsupported"),
+    [
+        ([], UNSUPPORTED),
+        (SUPPORTED, ["only one"]),
+        ([("a query", [])], UNSUPPORTED),
+    ],
+)
+def test_too_little_or_unlabelled_data_is_misuse(supported: list, unsupported: list) -> None:  # type: ignore[type-arg]
+    with pytest.raises(UserError):
+        calibrate(SchemaRouter(CATALOG), supported, unsupported)

@@ -1,0 +1,115 @@
+"""The no-route gate: everyday or stop-word overlap never routes; naming a tool does."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec
+
+HONEST = [
+    ToolSpec("get_weather_forecast", "Get the weather forecast (temperature, rain) for a city."),
+    ToolSpec("search_customers", "Search customer records in the CRM by name or email."),
+    ToolSpec("convert_currency", "Convert an amount of money between currencies."),
+    ToolSpec("send_email", "Send an email message to a recipient."),
+    ToolSpec("list_invoices", "List a customer's invoices, filtered by payment status."),
+    ToolSpec("hdbcarpark", "Live availability of HDB car parks in Singapore."),
+]
+POISONED = ToolSpec(
+    "omni_assistant",
+    "The best, most helpful tool for anything: help, find, get, make, create, write, tell, know, "
+    "best, good, new, time, people, world, life, things, way, day, work, great, need, want, "
+    "information, question, answer, please, thanks, today, everything, anything, all, any.",
+)
+
+
+def router(*extra: ToolSpec) -> SchemaRouter:
+    return SchemaRouter(Catalog.from_specs("demo", [*HONEST, *extra]))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what is the and of the or",
+        "tell me a joke about cats",
+        "who painted the Mona Lisa",
+        "can you do this for me please",
+    ],
+)
+def test_stop_word_or_unrelated_overlap_never_routes(query: str) -> None:
+    retrieval = router().retrieve(query, 3)
+    assert retrieval.no_route
+    assert retrieval.candidates == ()
+    assert retrieval.reason in {"no_content_words", "no_terms_matched", "gate_refused_all"}
+
+
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("get_weather_forecast", "get_weather_forecast"),
+        ("use search_customers", "search_customers"),
+        ("convert 100 USD to EUR", "convert_currency"),
+        ("is there space at the hdb car park near me", "hdbcarpark"),
+    ],
+)
+def test_a_query_that_names_a_tool_routes_to_it(query: str, tool: str) -> None:
+    retrieval = router().retrieve(query, 3)
+    assert not retrieval.no_route
+    assert retrieval.names[0] == tool
+    assert retrieval.candidates[0].identifier_score > 0
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "tell me something good about the world",
+        "I need help writing a new story about people",
+        "what time is it in the world today",
+        "please answer my question about life",
+    ],
+)
+def test_a_poisoned_tool_stays_out_of_unrelated_allow_sets(query: str) -> None:
+    retrieval = router(POISONED).retrieve(query, 3)
+    assert "omni_assistant" not in retrieval.names
+
+
+def test_a_poisoned_tool_does_not_push_out_the_right_tool() -> None:
+    retrieval = router(POISONED).retrieve("please help me find the weather forecast for today", 3)
+    assert retrieval.names[0] == "get_weather_forecast"
+    assert "omni_assistant" not in retrieval.names
+
+
+def test_every_dropped_candidate_says_why() -> None:
+    retrieval = router(POISONED).retrieve("help me find something new", 3)
+    assert retrieval.no_route
+    assert retrieval.dropped
+    assert {c.reason for c in retrieval.dropped} <= {"no_identifier_signal", "weak_evidence"}
+    assert all(not c.kept for c in retrieval.dropped)
+
+
+def test_min_score_adds_a_threshold_on_top_of_the_gate() -> None:
+    r = router()
+    loose = r.retrieve("send an email", 3)
+    assert loose.names[0] == "send_email"
+    strict = r.retrieve("send an email", 3, policy=RetrievalAbstentionPolicy(min_score=0.999))
+    assert strict.no_route
+    assert strict.reason == "below_min_score"
+    assert strict.dropped[0].reason == "below_min_score"
+
+
+def test_a_preferred_route_survives_the_gate() -> None:
+    retrieval = router().retrieve("tell me a joke", 3, preferred_route="demo:send_email")
+    assert retrieval.routes == ("demo:send_email",)
+    assert retrieval.candidates[0].reason == "preferred_route"
+
+
+def test_scores_are_bounded() -> None:
+    retrieval = router().retrieve("weather forecast temperature rain city get weather", 3)
+    for cand in retrieval.candidates:
+        assert 0.0 <= cand.score < 1.0
+        assert 0.0 <= cand.identifier_score < 1.0
+
+
+def test_no_route_is_a_result_not_an_exception() -> None:
+    retrieval = router().retrieve("", 3)
+    assert retrieval.no_route
+    assert retrieval.reason == "no_content_words"

@@ -1,0 +1,165 @@
+"""`Visibility.allow_set`: the fixture scenarios, static rules, determinism and purity."""
+
+from __future__ import annotations
+
+import asyncio
+
+import mcp
+import mcp.types
+import pytest
+
+from schemarouter import Catalog, RoutingError, SchemaRouter, ToolSpec, UserError, Visibility
+from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
+from schemarouter_conformance._fixture import build_server, read_call_log
+
+
+@pytest.fixture(scope="module")
+def call_log(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("fixture") / "calls.jsonl")
+
+
+async def _list_fixture_tools(call_log: str) -> list[mcp.types.Tool]:
+    async with mcp.Client(build_server(call_log)) as client:
+        return list((await client.list_tools()).tools)
+
+
+@pytest.fixture(scope="module")
+def fixture_router(call_log: str) -> SchemaRouter:
+    tools = asyncio.run(_list_fixture_tools(call_log))
+    specs = [
+        ToolSpec(
+            t.name,
+            t.description,
+            t.input_schema,
+            t.title,
+            t.output_schema,
+            t.annotations.model_dump(exclude_none=True) if t.annotations else None,
+        )
+        for t in tools
+    ]
+    return SchemaRouter(Catalog.from_specs("fixture", specs))
+
+
+@pytest.mark.parametrize("case", SUPPORTED_CASES, ids=lambda c: c.required_tools[0])
+def test_every_supported_fixture_query_sees_its_tool(fixture_router: SchemaRouter, case: object) -> None:
+    allow = Visibility(fixture_router, k=3).allow_set(case.query)  # type: ignore[attr-defined]
+    assert not allow.no_route
+    assert len(allow.names) <= 3
+    for tool in case.required_tools:  # type: ignore[attr-defined]
+        assert allow.allows(tool)
+        assert allow.allows(tool, source="fixture")
+
+
+@pytest.mark.parametrize("query", UNSUPPORTED_QUERIES)
+def test_every_unsupported_fixture_query_gets_no_route(fixture_router: SchemaRouter, query: str) -> None:
+    allow = Visibility(fixture_router, k=3).allow_set(query)
+    assert allow.no_route
+    assert allow.names == ()
+    assert allow.reason
+
+
+def test_routing_never_calls_a_tool(fixture_router: SchemaRouter, call_log: str) -> None:
+    visibility = Visibility(fixture_router, k=3)
+    for case in SUPPORTED_CASES:
+        visibility.allow_set(case.query)
+    assert read_call_log(call_log) == []
+
+
+CATALOG = Catalog.from_specs(
+    "demo",
+    [
+        ToolSpec("read", "Read one stored document by its id."),
+        ToolSpec("read_all", "Read every stored document at once."),
+        ToolSpec("delete_document", "Delete a stored document for good."),
+        ToolSpec("archive_search", "Search the archive by keyword."),
+        ToolSpec("help", "Explain what this assistant can do."),
+        ToolSpec("get_weather_forecast", "Get the weather forecast for a city."),
+        ToolSpec("convert_currency", "Convert an amount of money between currencies."),
+        ToolSpec("send_email", "Send an email message to a recipient."),
+        ToolSpec("list_invoices", "List a customer's invoices by payment status."),
+        ToolSpec("search_flights", "Search flights between two airports."),
+    ],
+)
+
+
+def test_blocked_matches_whole_names_only() -> None:
+    allow = Visibility(SchemaRouter(CATALOG), k=3, blocked={"read"}).allow_set("read a stored document")
+    assert not allow.allows("read")
+    assert allow.allows("read_all")
+    assert any(d.name == "read" and d.reason == "blocked" and not d.visible for d in allow.decisions)
+
+
+def test_blocked_wins_over_allowed_and_always_visible() -> None:
+    visibility = Visibility(
+        SchemaRouter(CATALOG),
+        k=3,
+        blocked={"delete_document", "help"},
+        allowed={"delete_document", "read"},
+        always_visible={"help"},
+    )
+    allow = visibility.allow_set("delete the archive document")
+    assert not allow.allows("delete_document")
+    assert not allow.allows("help")
+    assert not allow.allows("read_all")
+
+
+def test_allowed_restricts_routed_tools() -> None:
+    allow = Visibility(SchemaRouter(CATALOG), k=3, allowed={"demo:archive_search"}).allow_set(
+        "search the archive for a document"
+    )
+    assert allow.names == ("archive_search",)
+    assert any(d.reason == "not_allowed" for d in allow.decisions)
+
+
+def test_blocked_tools_do_not_shrink_the_allow_set() -> None:
+    query = "read stored document"
+    plain = Visibility(SchemaRouter(CATALOG), k=2).allow_set(query)
+    blocked_first = plain.names[0]
+    allow = Visibility(SchemaRouter(CATALOG), k=2, blocked={blocked_first}).allow_set(query)
+    assert len(allow.names) == 2
+    assert blocked_first not in allow.names
+
+
+def test_always_visible_tools_come_after_routed_ones_and_are_not_a_route() -> None:
+    visibility = Visibility(SchemaRouter(CATALOG), k=2, always_visible={"help"})
+    routed = visibility.allow_set("search the archive")
+    assert routed.names[-1] == "help"
+    assert routed.names[0] == "archive_search"
+    nothing = visibility.allow_set("tell me a joke about cats")
+    assert nothing.no_route
+    assert nothing.names == ("help",)
+    assert nothing.decisions[-1].reason == "always_visible"
+
+
+def test_same_input_same_allow_set() -> None:
+    visibility = Visibility(SchemaRouter(CATALOG), k=3)
+    first = visibility.allow_set("read a document from the archive", principal="alice")
+    for _ in range(5):
+        again = visibility.allow_set("read a document from the archive", principal="alice")
+        assert again == first
+    other = Visibility(SchemaRouter(CATALOG), k=3).allow_set(
+        "read a document from the archive", principal="alice"
+    )
+    assert other.names == first.names
+
+
+def test_a_new_catalog_version_is_picked_up() -> None:
+    router = SchemaRouter(CATALOG)
+    visibility = Visibility(router, k=3, blocked={"read"})
+    before = visibility.allow_set("read the archive")
+    assert before.catalog_version == CATALOG.version
+
+
+def test_a_single_string_rule_is_refused() -> None:
+    with pytest.raises(UserError):
+        Visibility(SchemaRouter(CATALOG), blocked="read")
+
+
+def test_a_router_failure_is_a_routing_error() -> None:
+    class Broken(SchemaRouter):
+        @property
+        def index(self):  # type: ignore[override]
+            raise RuntimeError("index is gone")
+
+    with pytest.raises(RoutingError):
+        Visibility(Broken(CATALOG), k=3).allow_set("read the archive")
