@@ -15,6 +15,7 @@ from schemarouter import (
     ToolSpec,
     UserError,
     Visibility,
+    calibrate,
 )
 from schemarouter._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever
 from schemarouter._semantic import SemanticIndex, WordLlamaEncoder, semantic_available
@@ -172,7 +173,7 @@ def test_candidates_show_which_signals_decided(hybrid: SchemaRouter) -> None:
     retrieval = hybrid.retrieve("send an email to Ada", 3)
     best = retrieval.candidates[0]
     assert best.name == "send_email"
-    assert best.reason in {"lexical_strong", "hybrid_agree", "semantic_strong"}
+    assert best.reason in {"lexical_gate", "hybrid_agree"}
     semantic = [s for s in best.signals if s.field == SEMANTIC_FIELD]
     assert len(semantic) == 1
     assert 0 < semantic[0].weight <= 1
@@ -190,6 +191,22 @@ def test_min_score_applies_to_the_fused_score(hybrid: SchemaRouter) -> None:
     )
     assert strict.no_route
     assert strict.dropped[0].reason == "below_min_score"
+
+
+def test_calibrate_thresholds_the_fused_decision(hybrid: SchemaRouter) -> None:
+    supported = [(query, [tool]) for query, tool in RANKED_PARAPHRASES.items()]
+    supported += [
+        ("send an email to Ada", ["send_email"]),
+        ("translate this text into French", ["translate_text"]),
+    ]
+    unsupported = [*NEAR_MISSES, "how tall is Mount Everest", "recommend a good novel"]
+    report = calibrate(hybrid, supported, unsupported, k=3, target_over_rejection=0.4)
+    assert report.threshold > 0
+    visibility = Visibility(hybrid, k=3, abstention=report.policy)
+    for query in [q for q, _ in supported] + unsupported:
+        best = max((c.score for c in hybrid.retrieve(query, 12).candidates), default=None)
+        expected = best is not None and best >= report.threshold
+        assert (not visibility.allow_set(query).no_route) == expected, query
 
 
 def test_blocked_wins_in_hybrid_mode(hybrid: SchemaRouter) -> None:
@@ -221,7 +238,7 @@ def test_indexes_of_different_catalog_versions_are_refused() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [{"lexical_weight": -1.0}, {"strong_cosine": 2.0}, {"strong_identifier": 0.0}, {"semantic_depth": 0}],
+    [{"lexical_weight": -1.0}, {"rank_weight": -0.1}, {"semantic_floor": 2.0}, {"depth": 0}],
 )
 def test_bad_hybrid_policies_are_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(UserError):

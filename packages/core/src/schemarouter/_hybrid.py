@@ -1,20 +1,25 @@
 """Hybrid retrieval: the lexical index fused with a semantic scorer, ranking and abstention together.
 
-Ranking uses a convex-style score fusion, not reciprocal-rank fusion: reciprocal ranks throw
-away how far apart two tools are, and measured on real catalogs they made paraphrase recall
-worse than either signal alone. The fused score of a tool is
+Ranking and the no-route decision use the same two signals, but not the same number:
 
-    score = cosine + lexical_weight * (lexical score / best lexical score for this query)
-                   + identifier_weight * identifier_score
+- **Ranking** (`Candidate.rank_score`) is a score fusion, not reciprocal-rank fusion
+  (reciprocal ranks throw away how far apart two tools are; measured on real catalogs they
+  made paraphrase recall worse than either signal alone):
 
-so semantic similarity carries paraphrases, lexical evidence breaks ties and lifts exact names.
+      rank = cosine + rank_weight * (lexical rank score / best lexical rank score)
+                    + evidence_weight * lexical evidence
 
-The no-route decision uses the same two signals. A tool is a candidate only with evidence:
-lexical identifier evidence that the semantic side does not contradict (`hybrid_agree`), or a
-cosine above a floor (`semantic_match`). Among those, the fused score must reach `min_score`,
-unless one signal alone is very strong (`lexical_strong`, `semantic_strong`). A
-`RetrievalAbstentionPolicy.min_score` replaces the default threshold, so `calibrate(...)`
-tunes the fused decision exactly as it tunes the lexical one.
+- **Abstention** (`Candidate.score`, what `min_score` and `calibrate(...)` threshold) adds
+  the tool's own evidence to the best evidence of each signal for this query:
+
+      own   = cosine + lexical_weight * lexical evidence            (this tool)
+      query = best cosine + lexical_weight * best lexical evidence  (any tool)
+      score = (own + query) / 2
+
+  so a route is confident when the two signals agree on a tool, or when one of them is very
+  strong; a request that only vaguely resembles the catalog on both sides stays low. A tool
+  is considered at all only with some evidence: the lexical gate kept it, or it has
+  identifier evidence the semantic side does not contradict, or its cosine clears a floor.
 """
 
 from __future__ import annotations
@@ -33,14 +38,14 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["HybridPolicy", "HybridRetriever", "LexicalRetriever"]
+__all__ = ["SEMANTIC_FIELD", "HybridPolicy", "HybridRetriever", "LexicalRetriever"]
 
 SEMANTIC_FIELD = "semantic"
 """`Signal.field` of the semantic similarity signal on a hybrid candidate."""
 
 
 class LexicalRetriever(Protocol):
-    """What the hybrid needs from the lexical side: a catalog and a ranked retrieval."""
+    """What the hybrid needs from the lexical side: a catalog and a gated, ranked retrieval."""
 
     @property
     def catalog(self) -> Catalog: ...
@@ -62,48 +67,51 @@ class HybridPolicy:
     its abstention set) and reported on the other half; see `benchmarks/hybrid.py`.
     """
 
-    lexical_weight: float = 0.1
-    """Weight of the lexical score, relative to the best lexical score for the query."""
-    identifier_weight: float = 0.2
-    """Weight of the bounded identifier score (rare query terms naming the tool)."""
+    rank_weight: float = 0.1
+    """Ranking: weight of the lexical rank score, relative to the best one for the query."""
+    evidence_weight: float = 0.1
+    """Ranking: weight of the bounded lexical evidence."""
+    lexical_weight: float = 1.0
+    """Abstention: weight of the bounded lexical evidence next to the cosine."""
+    min_confidence: float = 0.3
+    """Abstention: least `Candidate.score` for a route, before any calibrated `min_score`.
+
+    Deliberately permissive (a cosine of 0.3 alone routes): hiding a needed tool costs more
+    than showing an extra one. Raise it with `calibrate(...)` on your own labelled queries.
+    """
     agree_cosine: float = 0.1
-    """Least cosine for a tool that has lexical identifier evidence (the signals agree)."""
+    """Least cosine for a tool with identifier evidence that the lexical gate refused."""
     semantic_floor: float = 0.2
-    """Least cosine for a tool with no lexical identifier evidence."""
-    strong_cosine: float = 0.6
-    """Cosine at which semantic similarity alone routes a tool, whatever `min_score` says."""
-    strong_identifier: float = 0.6
-    """Identifier score at which lexical evidence alone routes a tool, whatever `min_score` says."""
-    min_score: float = 0.3
-    """Fused-score threshold used when no `RetrievalAbstentionPolicy` is given."""
-    semantic_depth: int = 20
+    """Least cosine for a tool with no lexical evidence."""
+    depth: int = 20
     """How many best tools of each signal (lexical and semantic) compete in the fusion."""
 
     def __post_init__(self) -> None:
-        if self.lexical_weight < 0 or self.identifier_weight < 0:
+        if min(self.rank_weight, self.evidence_weight, self.lexical_weight) < 0:
             raise UserError("hybrid weights must be >= 0")
-        cosines = (self.agree_cosine, self.semantic_floor, self.strong_cosine)
-        if not all(-1.0 <= c <= 1.0 for c in cosines):
+        if not all(-1.0 <= c <= 1.0 for c in (self.agree_cosine, self.semantic_floor)):
             raise UserError("hybrid cosine thresholds must lie in [-1, 1]")
-        if not 0.0 < self.strong_identifier <= 1.0:
-            raise UserError("strong_identifier must lie in (0, 1]")
-        if self.semantic_depth < 1:
-            raise UserError("semantic_depth must be >= 1")
+        if self.depth < 1:
+            raise UserError("depth must be >= 1")
 
-    def evidence(self, cosine: float, identifier_score: float) -> str:
-        """Which signals back a tool: a `Candidate.reason`, or `weak_evidence` when none do."""
-        if identifier_score >= self.strong_identifier:
-            return "lexical_strong"
-        if cosine >= self.strong_cosine:
-            return "semantic_strong"
-        if identifier_score > 0 and cosine >= self.agree_cosine:
+    def evidence(self, cosine: float, lexical: Candidate | None) -> str:
+        """Which signals make a tool worth considering: a `Candidate.reason`, or `weak_evidence`."""
+        if lexical is not None and lexical.kept:
+            return "lexical_gate" if cosine < self.semantic_floor else "hybrid_agree"
+        if lexical is not None and lexical.identifier_score > 0 and cosine >= self.agree_cosine:
             return "hybrid_agree"
         if cosine >= self.semantic_floor:
             return "semantic_match"
         return "weak_evidence"
 
 
-_BYPASS_MIN_SCORE = frozenset({"preferred_route", "lexical_strong", "semantic_strong"})
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    route: str
+    rank: float
+    score: float
+    cosine: float
+    lexical: Candidate | None
 
 
 class HybridRetriever:
@@ -128,16 +136,45 @@ class HybridRetriever:
     def encoder_name(self) -> str:
         return self.semantic.encoder_name
 
-    def _semantic_pool(self, sims: NDArray[np.float32], depth: int) -> list[int]:
+    def _semantic_top(self, sims: NDArray[np.float32], depth: int) -> list[int]:
         import numpy as np
 
-        depth = min(depth, int(sims.shape[0]))
-        if depth <= 0:
-            return []
-        if depth >= sims.shape[0]:
-            return list(range(int(sims.shape[0])))
+        size = int(sims.shape[0])
+        if depth >= size:
+            return list(range(size))
         top: NDArray[np.intp] = np.argpartition(-sims, depth - 1)[:depth]
         return [int(i) for i in top.tolist()]
+
+    def _score(self, query: str, k: int, preferred_route: str | None) -> list[_Scored]:
+        hp = self.policy
+        depth = max(k, hp.depth)
+        lexical = self.lexical.retrieve(query, depth, None, preferred_route)
+        # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
+        lex_top = heapq.nsmallest(
+            depth, (*lexical.candidates, *lexical.dropped), key=lambda c: (-c.rank_score, -c.score, c.route)
+        )
+        lex_by_route = {c.route: c for c in lex_top}
+        sims = self.semantic.similarities(query)
+        pool = set(lex_by_route)
+        pool.update(self.semantic.routes[i] for i in self._semantic_top(sims, depth))
+        if preferred_route is not None and preferred_route in self._caps:
+            pool.add(preferred_route)
+        position = self.semantic.position
+        cosines = {route: round(float(sims[position[route]]), 6) for route in pool}
+        best_rank = max((c.rank_score for c in lex_top), default=0.0)
+        best_evidence = max((c.score for c in lex_top), default=0.0)
+        query_evidence = max(cosines.values(), default=0.0) + hp.lexical_weight * best_evidence
+        scored: list[_Scored] = []
+        for route in pool:
+            cosine = cosines[route]
+            lex = lex_by_route.get(route)
+            evidence = lex.score if lex is not None else 0.0
+            rank_rel = lex.rank_score / best_rank if lex is not None and best_rank > 0 else 0.0
+            rank = cosine + hp.rank_weight * rank_rel + hp.evidence_weight * evidence
+            score = (cosine + hp.lexical_weight * evidence + query_evidence) / 2
+            scored.append(_Scored(route, round(rank, 6), round(score, 6), cosine, lex))
+        scored.sort(key=lambda s: (-s.rank, s.route))
+        return scored
 
     def retrieve(
         self,
@@ -147,57 +184,33 @@ class HybridRetriever:
         preferred_route: str | None = None,
     ) -> Retrieval:
         hp = self.policy
-        depth = max(k, hp.semantic_depth)
-        lexical = self.lexical.retrieve(query, depth, None, preferred_route)
-        # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
-        lex_top = heapq.nsmallest(
-            depth, (*lexical.candidates, *lexical.dropped), key=lambda c: (-c.score, c.route)
-        )
-        lex_by_route = {c.route: c for c in lex_top}
-        best_lex = lex_top[0].score if lex_top else 0.0
-        sims = self.semantic.similarities(query)
-        routes = self.semantic.routes
-        pool = set(lex_by_route)
-        pool.update(routes[i] for i in self._semantic_pool(sims, depth))
-        if preferred_route is not None and preferred_route in self._caps:
-            pool.add(preferred_route)
-
-        position = self.semantic.position
-        scored: list[tuple[float, str, float, Candidate | None]] = []
-        for route in pool:
-            cosine = round(float(sims[position[route]]), 6)
-            lex = lex_by_route.get(route)
-            if lex is None:
-                fused = cosine
-            else:
-                lex_rel = lex.score / best_lex if best_lex > 0 else 0.0
-                fused = round(
-                    cosine + hp.lexical_weight * lex_rel + hp.identifier_weight * lex.identifier_score, 6
-                )
-            scored.append((fused, route, cosine, lex))
-        scored.sort(key=lambda item: (-item[0], item[1]))
-
-        min_score = policy.min_score if policy is not None else hp.min_score
+        min_score = policy.min_score if policy is not None else 0.0
+        scored = self._score(query, k, preferred_route)
         kept: list[Candidate] = []
         dropped: list[Candidate] = []
-        for fused, route, cosine, lex in scored:
-            ident = lex.identifier_score if lex is not None else 0.0
-            reason = "preferred_route" if route == preferred_route else hp.evidence(cosine, ident)
-            if reason not in _BYPASS_MIN_SCORE and reason != "weak_evidence" and fused < min_score:
-                reason = "below_min_score"
-            passes = reason not in ("weak_evidence", "below_min_score")
+        for item in scored:
+            if item.route == preferred_route:
+                reason = "preferred_route"
+            else:
+                reason = hp.evidence(item.cosine, item.lexical)
+                if reason != "weak_evidence" and item.score < hp.min_confidence:
+                    reason = "low_confidence"
+                elif reason != "weak_evidence" and item.score < min_score:
+                    reason = "below_min_score"
+            passes = reason not in ("weak_evidence", "low_confidence", "below_min_score")
             keep = passes and len(kept) < k
-            cap = self._caps[route]
-            signals = (*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, cosine))
+            cap = self._caps[item.route]
+            lex = item.lexical
             cand = Candidate(
-                route=route,
+                route=item.route,
                 name=cap.name,
                 source=cap.source,
-                score=fused,
-                identifier_score=ident,
-                signals=signals,
+                score=item.score,
+                identifier_score=lex.identifier_score if lex is not None else 0.0,
+                signals=(*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, item.cosine)),
                 kept=keep,
                 reason=reason if keep or not passes else "beyond_k",
+                rank_score=item.rank,
             )
             (kept if keep else dropped).append(cand)
         if kept:
@@ -206,4 +219,6 @@ class HybridRetriever:
             reason = "no_terms_matched"
         else:
             reason = "gate_refused_all"
-        return Retrieval(query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, reason)
+        return Retrieval(
+            query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, reason, matched=len(scored)
+        )
