@@ -15,7 +15,7 @@ from rich.table import Table
 
 from .._calibrate import CalibrationReport, calibrate
 from ..errors import UserError
-from ._common import add_source_arguments, emit_json, load_router, stdout
+from ._common import add_semantic_argument, add_source_arguments, emit_json, load_router, stdout
 
 __all__ = ["load_labelled", "register"]
 
@@ -110,4 +110,5 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the tuning / held-out split")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_semantic_argument(parser)
     parser.set_defaults(handler=run)

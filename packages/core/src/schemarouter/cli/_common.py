@@ -14,7 +14,7 @@ from .._mcp import McpSource
 from .._router import SchemaRouter
 from ..errors import UserError
 
-__all__ = ["add_source_arguments", "emit_json", "load_router", "stderr", "stdout"]
+__all__ = ["add_semantic_argument", "add_source_arguments", "emit_json", "load_router", "stderr", "stdout"]
 
 stdout = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -61,8 +61,17 @@ def sources_from(args: argparse.Namespace) -> list[McpSource]:
     return sources
 
 
+def add_semantic_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="hybrid mode: fuse a local semantic scorer with the lexical index (schemarouter-core[semantic])",
+    )
+
+
 async def load_router(args: argparse.Namespace) -> SchemaRouter:
-    return await SchemaRouter.from_sources(*sources_from(args))
+    router = await SchemaRouter.from_sources(*sources_from(args))
+    return router.with_semantic() if getattr(args, "semantic", False) else router
 
 
 def emit_json(value: Any) -> None:

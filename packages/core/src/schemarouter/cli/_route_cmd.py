@@ -8,9 +8,11 @@ from typing import Any
 from rich.table import Table
 
 from .._abstention import RetrievalAbstentionPolicy
+from .._hybrid import HybridRetriever
 from .._results import AllowSet, Candidate, Retrieval
+from .._router import SchemaRouter
 from .._visibility import Visibility
-from ._common import add_source_arguments, emit_json, load_router, stdout
+from ._common import add_semantic_argument, add_source_arguments, emit_json, load_router, stdout
 
 __all__ = ["register"]
 
@@ -27,7 +29,7 @@ def _candidate_json(cand: Candidate) -> dict[str, Any]:
     }
 
 
-def route_to_json(allow: AllowSet, retrieval: Retrieval) -> dict[str, Any]:
+def route_to_json(allow: AllowSet, retrieval: Retrieval, mode: str = "lexical") -> dict[str, Any]:
     return {
         "query": allow.query,
         "catalog_version": allow.catalog_version,
@@ -41,6 +43,7 @@ def route_to_json(allow: AllowSet, retrieval: Retrieval) -> dict[str, Any]:
         ],
         "candidates": [_candidate_json(c) for c in (*retrieval.candidates, *retrieval.dropped)],
         "matched_tools": retrieval.matched,
+        "mode": mode,
     }
 
 
@@ -48,9 +51,21 @@ def _evidence_text(cand: Candidate | None) -> str:
     if cand is None:
         return ""
     terms: dict[str, list[str]] = {}
+    semantic = ""
     for signal in cand.signals:
+        if signal.field == "semantic" and not signal.term:
+            semantic = f"cosine {signal.weight:.2f} (semantic)"
+            continue
         terms.setdefault(signal.term, []).append(signal.field)
-    return ", ".join(f"{term} ({'/'.join(fields)})" for term, fields in terms.items())
+    lexical = [f"{term} ({'/'.join(fields)})" for term, fields in terms.items()]
+    return ", ".join([*lexical, semantic] if semantic else lexical)
+
+
+def _mode_text(router: SchemaRouter) -> str:
+    retriever = router.retriever
+    if isinstance(retriever, HybridRetriever):
+        return f"hybrid ({retriever.encoder_name})"
+    return "lexical"
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -60,7 +75,7 @@ async def run(args: argparse.Namespace) -> int:
     allow = visibility.allow_set(args.query)
     retrieval = router.retrieve(args.query, args.k, policy=policy)
     if args.json:
-        emit_json(route_to_json(allow, retrieval))
+        emit_json(route_to_json(allow, retrieval, _mode_text(router)))
         return 0
     by_route = {c.route: c for c in (*retrieval.candidates, *retrieval.dropped)}
     if allow.no_route:
@@ -91,7 +106,8 @@ async def run(args: argparse.Namespace) -> int:
         stdout.print(table)
     stdout.print(
         f"{len(allow.routed)} routed of {len(router.catalog)} tools (k={args.k}); "
-        f"{retrieval.matched} matched a query word; catalog {allow.catalog_version[:12]}"
+        f"{retrieval.matched} matched a query word; catalog {allow.catalog_version[:12]}; "
+        f"mode {_mode_text(router)}"
     )
     return 0
 
@@ -111,4 +127,5 @@ def register(subparsers: Any) -> None:
         "--allow", action="append", default=None, metavar="TOOL", help="only ever route these"
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_semantic_argument(parser)
     parser.set_defaults(handler=run)
