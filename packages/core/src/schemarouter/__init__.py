@@ -23,12 +23,14 @@ from ._evidence import (
     missing_evidence_fields,
 )
 from ._execution import ainvoke_selective, execute_selective_plan
+from ._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever, LexicalRetriever
 from ._mcp import McpSource
 from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, PlanSelection, RunConfig
 from ._policy import EffectClass, ExecutionPolicy, PolicyDecision
 from ._refusal import RefusalReason
 from ._results import AllowSet, AllowSetProvider, Candidate, DecisionReason, Retrieval, Signal, ToolDecision
 from ._router import SchemaRouter
+from ._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder, semantic_available
 from ._visibility import Visibility
 from .errors import (
     PolicyViolationError,
@@ -49,6 +51,14 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "SEMANTIC_FIELD",
+    "HybridPolicy",
+    "HybridRetriever",
+    "LexicalRetriever",
+    "SemanticIndex",
+    "TextEncoder",
+    "WordLlamaEncoder",
+    "semantic_available",
     "CalibrationPoint",
     "CalibrationReport",
     "calibrate",
