@@ -1,0 +1,188 @@
+"""Routing quality on real development datasets (see data/SOURCES.md).
+
+    python benchmarks/quality.py [--split heldout|dev|all] [--json]
+
+Prints, for the default lexical router:
+- MetaTool single-tool routing over its 199 tools: recall@1/3/5 and MRR of the ranking,
+  and how often the gold tool is inside the k=5 allow-set the gate lets through;
+- MetaTool Task1 abstention (need-a-tool vs need-no-tool): AUROC of the routing score,
+  the share of need-no-tool queries refused at <= 5% over-rejection of need-a-tool ones
+  (threshold chosen on the dev half, measured on the held-out half), and the same for the
+  no-route gate alone, with no threshold;
+- LiveMCPBench: recall of each task's gold tool set in the top 5 / 10 over 526 real MCP tools.
+
+Parameters were tuned on the dev half only; the default reports the held-out half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _datasets import LabelledQuery, Split, livemcpbench, metatool_catalog, metatool_single_tool, metatool_task1
+
+from schemarouter import Retrieval, SchemaRouter
+from schemarouter._index import LexicalIndex
+from schemarouter._no_route import GateSettings, gate
+
+RANKING_ONLY = GateSettings(identifier_floor=0.0, evidence_floor=0.0)
+"""The gate opened fully: every matched tool is a candidate, in ranking order."""
+
+
+def _ranked(index: LexicalIndex, query: str, k: int) -> Retrieval:
+    return gate(index, query, k, settings=RANKING_ONLY)
+
+
+def ranking_metrics(index: LexicalIndex, queries: Sequence[LabelledQuery], ks: Sequence[int]) -> dict[str, float]:
+    depth = max(ks)
+    hits = {k: 0.0 for k in ks}
+    reciprocal = 0.0
+    for item in queries:
+        names = _ranked(index, item.query, depth).names
+        gold = set(item.gold)
+        for k in ks:
+            hits[k] += len(gold & set(names[:k])) / len(gold)
+        first = next((i for i, name in enumerate(names) if name in gold), None)
+        reciprocal += 0.0 if first is None else 1.0 / (first + 1)
+    n = max(len(queries), 1)
+    out = {f"recall@{k}": hits[k] / n for k in ks}
+    out["mrr"] = reciprocal / n
+    return out
+
+
+def routed_recall(router: SchemaRouter, queries: Sequence[LabelledQuery], k: int) -> float:
+    total = 0.0
+    for item in queries:
+        names = set(router.retrieve(item.query, k).names)
+        total += len(names & set(item.gold)) / len(item.gold)
+    return total / max(len(queries), 1)
+
+
+def confidence(index: LexicalIndex, query: str) -> float:
+    """The routing score of the best candidate (0 when nothing matched)."""
+    return max((c.score for c in _ranked(index, query, 5).candidates), default=0.0)
+
+
+def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """Probability that a random positive outscores a random negative (ties count half)."""
+    pairs = sorted([(v, 1) for v in positives] + [(v, 0) for v in negatives])
+    rank_sum = 0.0
+    i = 0
+    while i < len(pairs):
+        j = i
+        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
+            j += 1
+        rank_sum += (i + j + 1) / 2 * sum(label for _, label in pairs[i:j])
+        i = j
+    n_pos, n_neg = len(positives), len(negatives)
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def threshold_for(positives: Sequence[float], over_rejection: float) -> float:
+    ordered = sorted(positives)
+    return ordered[math.floor(over_rejection * len(ordered))]
+
+
+def abstention(router: SchemaRouter, split: Split) -> dict[str, float]:
+    index = router.index
+    tune = metatool_task1("dev")
+    test = metatool_task1("dev" if split == "dev" else split)
+    tune_pos = [confidence(index, q.query) for q in tune if q.gold]
+    threshold = threshold_for(tune_pos, 0.05)
+    pos = [confidence(index, q.query) for q in test if q.gold]
+    neg = [confidence(index, q.query) for q in test if not q.gold]
+    gate_pos = [router.retrieve(q.query, 5).no_route for q in test if q.gold]
+    gate_neg = [router.retrieve(q.query, 5).no_route for q in test if not q.gold]
+    own = threshold_for(pos, 0.05)
+    return {
+        "queries": len(test),
+        "auroc": auroc(pos, neg),
+        "rejection_of_no_tool_at_5pct_on_this_half": sum(v < own for v in neg) / len(neg),
+        "threshold": threshold,
+        "over_rejection": sum(v < threshold for v in pos) / len(pos),
+        "rejection_of_no_tool": sum(v < threshold for v in neg) / len(neg),
+        "gate_over_rejection": sum(gate_pos) / len(gate_pos),
+        "gate_rejection_of_no_tool": sum(gate_neg) / len(gate_neg),
+    }
+
+
+def run(split: Split) -> dict[str, Any]:
+    started = time.perf_counter()
+    meta_router = SchemaRouter(metatool_catalog())
+    single = metatool_single_tool(split)
+    single_metrics = ranking_metrics(meta_router.index, single, (1, 3, 5))
+    single_metrics["routed_recall@5"] = routed_recall(meta_router, single, 5)
+    live_catalog, live_queries = livemcpbench(split)
+    live_router = SchemaRouter(live_catalog)
+    live_metrics = ranking_metrics(live_router.index, live_queries, (5, 10))
+    live_metrics["routed_recall@5"] = routed_recall(live_router, live_queries, 5)
+    return {
+        "split": split,
+        "metatool_single_tool": {"queries": len(single), "tools": len(meta_router.catalog), **single_metrics},
+        "metatool_task1": abstention(meta_router, split),
+        "livemcpbench": {"queries": len(live_queries), "tools": len(live_catalog), **live_metrics},
+        "seconds": time.perf_counter() - started,
+        "versions": versions(),
+    }
+
+
+def versions() -> dict[str, str]:
+    return {
+        "python": platform.python_version(),
+        "schemarouter-core": version("schemarouter-core"),
+        "snowballstemmer": version("snowballstemmer"),
+        "pyspellchecker": version("pyspellchecker"),
+        "machine": f"{platform.machine()} {platform.system()}",
+    }
+
+
+def print_table(result: dict[str, Any]) -> None:
+    single, task1, live = result["metatool_single_tool"], result["metatool_task1"], result["livemcpbench"]
+    print(f"SchemaRouter lexical routing quality — {result['split']} half")
+    print()
+    print(f"MetaTool single-tool routing ({single['queries']} queries, {single['tools']} tools)")
+    print(f"  recall@1 {single['recall@1']:.3f}   recall@3 {single['recall@3']:.3f}   ", end="")
+    print(f"recall@5 {single['recall@5']:.3f}   MRR {single['mrr']:.3f}")
+    print(f"  gold tool inside the gated k=5 allow-set: {single['routed_recall@5']:.3f}")
+    print()
+    print(f"MetaTool Task1 abstention ({task1['queries']} queries, half need no tool)")
+    print(f"  AUROC (need-a-tool vs need-no-tool)          {task1['auroc']:.3f}")
+    print(f"  need-no-tool refused at 5% over-rejection    {task1['rejection_of_no_tool_at_5pct_on_this_half']:.3f}")
+    print(f"  threshold chosen on dev for 5% over-rejection {task1['threshold']:.4f}")
+    print(f"    over-rejection of need-a-tool              {task1['over_rejection']:.3f}")
+    print(f"    need-no-tool queries refused               {task1['rejection_of_no_tool']:.3f}")
+    print(f"  no-route gate alone (no threshold)")
+    print(f"    over-rejection of need-a-tool              {task1['gate_over_rejection']:.3f}")
+    print(f"    need-no-tool queries refused               {task1['gate_rejection_of_no_tool']:.3f}")
+    print()
+    print(f"LiveMCPBench gold-set recall ({live['queries']} tasks, {live['tools']} tools)")
+    print(f"  recall@5 {live['recall@5']:.3f}   recall@10 {live['recall@10']:.3f}   MRR {live['mrr']:.3f}")
+    print(f"  gold tools inside the gated k=5 allow-set: {live['routed_recall@5']:.3f}")
+    print()
+    print(f"ran in {result['seconds']:.1f} s; versions: " + ", ".join(f"{k} {v}" for k, v in result["versions"].items()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--split", choices=("heldout", "dev", "all"), default="heldout")
+    parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    args = parser.parse_args()
+    result = run(args.split)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print_table(result)
+
+
+if __name__ == "__main__":
+    main()
