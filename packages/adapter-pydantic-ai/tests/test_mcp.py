@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastmcp.client.transports import StdioTransport
 from pydantic_ai import Agent
 from pydantic_ai.mcp import MCPToolset
@@ -20,6 +21,8 @@ from schemarouter_pydantic_ai import (
     catalog_from_mcp_toolset,
     catalog_from_tool_defs,
 )
+
+pytestmark = pytest.mark.slow
 
 
 def mcp_toolset(call_log: Path) -> MCPToolset[Any]:

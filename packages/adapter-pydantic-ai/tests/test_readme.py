@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+pytestmark = pytest.mark.slow
 
 
 def test_readme_example_runs(tmp_path: Path) -> None:
@@ -15,7 +20,12 @@ def test_readme_example_runs(tmp_path: Path) -> None:
     assert blocks, "the README has no python example"
     assert len(blocks[0].strip().splitlines()) <= 20
     done = subprocess.run(
-        [sys.executable, "-c", blocks[0]], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-c", blocks[0]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert "search_customers" in done.stdout

@@ -50,7 +50,7 @@ from schemarouter_conformance import (
 from ._router import PydanticAIRouter
 from ._scripted import RunDeps, build_agent, call_turn, find_call_result, fixture_toolset, offer_turn
 
-__all__ = ["ARTIFACT", "main", "run_validation"]
+__all__ = ["ARTIFACT", "failures", "main", "run_validation"]
 
 ARTIFACT = Path("artifacts") / "external-validation-pydantic-ai.json"
 SOURCE = "fixture"
