@@ -61,14 +61,19 @@ def synthetic_catalog(size: int, words: Sequence[str], weights: Sequence[float])
         seen.add(name)
         description = " ".join(rng.choices(words, weights=weights, k=rng.randint(8, 30))).capitalize() + "."
         params = {
-            rng.choice(head): {"type": "string", "description": " ".join(rng.choices(words, weights=weights, k=5))}
+            rng.choice(head): {
+                "type": "string",
+                "description": " ".join(rng.choices(words, weights=weights, k=5)),
+            }
             for _ in range(rng.randint(1, 3))
         }
         specs.append(ToolSpec(name, description, {"type": "object", "properties": params}))
     return Catalog.from_specs("synthetic", specs)
 
 
-def synthetic_queries(count: int, catalog: Catalog, words: Sequence[str], weights: Sequence[float]) -> list[str]:
+def synthetic_queries(
+    count: int, catalog: Catalog, words: Sequence[str], weights: Sequence[float]
+) -> list[str]:
     rng = random.Random(SEED)
     caps = list(catalog)
     queries: list[str] = []
@@ -149,7 +154,12 @@ def bench_size(size: int, query_count: int, words: Sequence[str], weights: Seque
             "retrieve_p50_us": retrieve_p50,
             "retrieve_p99_us": retrieve_p99,
         },
-        "bm25s": {"build_s": bm_build, "memory_mib": bm_mb, "retrieve_p50_us": bm_p50, "retrieve_p99_us": bm_p99},
+        "bm25s": {
+            "build_s": bm_build,
+            "memory_mib": bm_mb,
+            "retrieve_p50_us": bm_p50,
+            "retrieve_p99_us": bm_p99,
+        },
         "ratio_bm25s_over_allow_set_p50": bm_p50 / allow_p50,
         "ratio_bm25s_over_retrieve_p50": bm_p50 / retrieve_p50,
     }
@@ -187,7 +197,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n", 1)[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")

@@ -29,7 +29,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _datasets import LabelledQuery, Split, livemcpbench, metatool_catalog, metatool_single_tool, metatool_task1
+from _datasets import (
+    LabelledQuery,
+    Split,
+    livemcpbench,
+    metatool_catalog,
+    metatool_single_tool,
+    metatool_task1,
+)
 
 from schemarouter import Retrieval, SchemaRouter
 from schemarouter._index import LexicalIndex
@@ -43,7 +50,9 @@ def _ranked(index: LexicalIndex, query: str, k: int) -> Retrieval:
     return gate(index, query, k, settings=RANKING_ONLY)
 
 
-def ranking_metrics(index: LexicalIndex, queries: Sequence[LabelledQuery], ks: Sequence[int]) -> dict[str, float]:
+def ranking_metrics(
+    index: LexicalIndex, queries: Sequence[LabelledQuery], ks: Sequence[int]
+) -> dict[str, float]:
     depth = max(ks)
     hits = {k: 0.0 for k in ks}
     reciprocal = 0.0
@@ -157,11 +166,13 @@ def print_table(result: dict[str, Any]) -> None:
     print()
     print(f"MetaTool Task1 abstention ({task1['queries']} queries, half need no tool)")
     print(f"  AUROC (need-a-tool vs need-no-tool)          {task1['auroc']:.3f}")
-    print(f"  need-no-tool refused at 5% over-rejection    {task1['rejection_of_no_tool_at_5pct_on_this_half']:.3f}")
+    print(
+        f"  need-no-tool refused at 5% over-rejection    {task1['rejection_of_no_tool_at_5pct_on_this_half']:.3f}"
+    )
     print(f"  threshold chosen on dev for 5% over-rejection {task1['threshold']:.4f}")
     print(f"    over-rejection of need-a-tool              {task1['over_rejection']:.3f}")
     print(f"    need-no-tool queries refused               {task1['rejection_of_no_tool']:.3f}")
-    print(f"  no-route gate alone (no threshold)")
+    print("  no-route gate alone (no threshold)")
     print(f"    over-rejection of need-a-tool              {task1['gate_over_rejection']:.3f}")
     print(f"    need-no-tool queries refused               {task1['gate_rejection_of_no_tool']:.3f}")
     print()
@@ -169,11 +180,14 @@ def print_table(result: dict[str, Any]) -> None:
     print(f"  recall@5 {live['recall@5']:.3f}   recall@10 {live['recall@10']:.3f}   MRR {live['mrr']:.3f}")
     print(f"  gold tools inside the gated k=5 allow-set: {live['routed_recall@5']:.3f}")
     print()
-    print(f"ran in {result['seconds']:.1f} s; versions: " + ", ".join(f"{k} {v}" for k, v in result["versions"].items()))
+    print(
+        f"ran in {result['seconds']:.1f} s; versions: "
+        + ", ".join(f"{k} {v}" for k, v in result["versions"].items())
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n", 1)[0])
     parser.add_argument("--split", choices=("heldout", "dev", "all"), default="heldout")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     args = parser.parse_args()
