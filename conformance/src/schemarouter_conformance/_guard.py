@@ -117,7 +117,10 @@ def weakened_standard_tests(cls: type, base: type) -> list[str]:
     """Every way `cls` weakens the standard tests of `base` (empty when it does not)."""
     problems: list[str] = []
     for name in STANDARD_TESTS:
-        standard = base.__dict__.get(name)
+        try:
+            standard = inspect.getattr_static(base, name)
+        except AttributeError:
+            standard = None
         if standard is None:
             problems.append(f"{name} is missing from the suite itself (the suite was edited)")
             continue

@@ -24,12 +24,13 @@ import pytest
 
 from schemarouter import SchemaRouter
 
+from ._boundary_tests import BoundaryTests
 from ._driver import AdapterDriver, DriverCapabilities
 from ._fixture import read_call_log, stdio_command
 from ._guard import GUARD_TEST, required_capabilities, weakened_standard_tests
 from ._harness import ConformanceRun, FixtureEndpoint
 from ._servers import http_fixture_server
-from ._suite_tests import StandardTests
+from ._visibility_tests import VisibilityTests
 from .errors import ConformanceSetupError
 
 __all__ = ["AdapterConformanceSuite"]
@@ -44,7 +45,7 @@ def _check_discovery_log(call_log: Path) -> None:
         raise ConformanceSetupError(f"loading the fixture catalog ran tool bodies: {calls}")
 
 
-class AdapterConformanceSuite(StandardTests):
+class AdapterConformanceSuite(VisibilityTests, BoundaryTests):
     """Base class of an adapter's conformance tests. Configure it with class attributes.
 
     - `driver_factory` (required): a zero-argument callable returning your `AdapterDriver`
@@ -171,5 +172,5 @@ class AdapterConformanceSuite(StandardTests):
         Fix a failure: remove the override, or declare it in `known_failures` (or decorate
         the override with `@known_failure(...)`) with a reason of a few words.
         """
-        problems = weakened_standard_tests(type(self), StandardTests)
+        problems = weakened_standard_tests(type(self), AdapterConformanceSuite)
         assert not problems, "the standard tests were weakened:\n- " + "\n- ".join(problems)

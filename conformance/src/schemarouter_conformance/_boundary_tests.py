@@ -1,0 +1,205 @@
+"""Standard tests of what the framework keeps: tests 3, 4, 8 and 11 of the contract.
+
+Approvals and guardrails must survive routing, failures must close, and the validation
+must leave evidence. Whether a tool body ran is read from the fixture's call log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from pathlib import Path
+
+from schemarouter import missing_evidence_fields
+from schemarouter.testing import RaisingVisibility
+
+from ._driver import AdapterDriver, RunRequest
+from ._expect import case_where, not_run, routed_in
+from ._fixture import DESTRUCTIVE_TOOLS, READ_ONLY_TOOLS
+from ._guard import needs
+from ._harness import ConformanceRun
+from ._scenarios import GUARDRAIL_TRIP_VALUE
+
+__all__ = ["BoundaryTests"]
+
+
+class BoundaryTests:
+    """Routing leaves approvals, guardrails and failures to the framework, intact."""
+
+    # 3 ----------------------------------------------------------------------------------------
+    @needs("approvals")
+    def test_approval_kept_for_routed_tool(self, conformance: ConformanceRun) -> None:
+        """Proves: an approval-gated tool that routing lets in still interrupts for approval; it
+        does not run while pending, never runs after a rejection, and runs exactly once after
+        an approval.
+
+        Fix a failure: the adapter must only filter; keep the framework's approval objects
+        (needs_approval / require_approval / HITL middleware) on every tool it lets through.
+        """
+        run = conformance
+        case = case_where(run, routed_in(DESTRUCTIVE_TOOLS), "a destructive tool routed in")
+        tool = case.required_tools[0]
+
+        async def body() -> None:
+            async with run.agent(run.scenario(approval_required={tool})) as agent:
+                request = RunRequest(case.query)
+                first = await run.call(agent, request, tool, case.arguments)
+                assert first.outcome == "awaiting_approval", (
+                    f"calling approval-gated {tool} gave {first.outcome!r} ({first.detail}), expected a pending approval"
+                )
+                not_run(run, first, f"{tool} is awaiting approval")
+                rejected = await run.resume(agent, request, first, approve=False)
+                assert rejected.outcome == "rejected", (
+                    f"rejecting {tool} gave {rejected.outcome!r} ({rejected.detail})"
+                )
+                not_run(run, rejected, f"the approval of {tool} was rejected")
+                second = await run.call(agent, request, tool, case.arguments)
+                assert second.outcome == "awaiting_approval", (
+                    f"second call gave {second.outcome!r} ({second.detail})"
+                )
+                approved = await run.resume(agent, request, second, approve=True)
+                assert approved.outcome == "ran", (
+                    f"approving {tool} gave {approved.outcome!r} ({approved.detail})"
+                )
+            ran = [call["tool"] for call in run.calls()]
+            assert ran == [tool], (
+                f"after one approval, {tool} must run exactly once; the call log shows {ran}"
+            )
+
+        run.run(body)
+
+    # 4 ----------------------------------------------------------------------------------------
+    @needs("input_guardrails")
+    def test_input_guardrail_kept(self, conformance: ConformanceRun) -> None:
+        """Proves: the framework's input guardrail still trips on a routed-in tool and its body
+        does not run.
+
+        Fix a failure: do not replace or rebuild the tool objects in a way that drops the
+        framework's input guardrails; filter the list, keep the objects.
+        """
+        run = conformance
+        case = case_where(run, routed_in(READ_ONLY_TOOLS), "a read-only tool routed in")
+        tool = case.required_tools[0]
+        text_arg = next(name for name, value in case.arguments.items() if isinstance(value, str))
+        tripping = {**case.arguments, text_arg: GUARDRAIL_TRIP_VALUE}
+
+        async def body() -> None:
+            async with run.agent(run.scenario()) as agent:
+                report = await run.call(agent, RunRequest(case.query), tool, tripping)
+            assert report.outcome == "blocked_by_input_guardrail", (
+                f"{tool} called with {tripping} gave {report.outcome!r} ({report.detail}); the input guardrail must block it"
+            )
+            not_run(run, report, "the input guardrail blocked the call")
+
+        run.run(body)
+
+    @needs("output_guardrails")
+    def test_output_guardrail_sees_result(self, conformance: ConformanceRun) -> None:
+        """Proves: a routed-in tool runs once and the framework's output guardrail sees its result.
+
+        Fix a failure: keep the framework's output guardrails on the tools you let through.
+        """
+        run = conformance
+        case = case_where(run, routed_in(READ_ONLY_TOOLS), "a read-only tool routed in")
+        tool = case.required_tools[0]
+
+        async def body() -> None:
+            async with run.agent(run.scenario()) as agent:
+                report = await run.call(agent, RunRequest(case.query), tool, case.arguments)
+            assert report.outcome == "ran", (
+                f"{tool} with {case.arguments} gave {report.outcome!r} ({report.detail})"
+            )
+            assert report.output_seen_by_guardrail, f"the output guardrail did not see the result of {tool}"
+            ran = [call["tool"] for call in run.calls()]
+            assert ran == [tool], f"{tool} must run exactly once; the call log shows {ran}"
+
+        run.run(body)
+
+    # 8 ----------------------------------------------------------------------------------------
+    def test_fail_closed_when_router_raises(self, conformance: ConformanceRun) -> None:
+        """Proves: when the router raises, no routed tool is offered, a scripted call does not run,
+        and the failure is visible (`OfferedTools.failure`, or a WARNING+ record on a
+        `schemarouter*` logger).
+
+        Fix a failure: catch the routing error, expose nothing routed, and log or surface it;
+        never fall back to showing every tool.
+        """
+        run = conformance
+        raising = RaisingVisibility(run.router, k=run.k)
+        case = case_where(run, routed_in(READ_ONLY_TOOLS), "a read-only tool routed in")
+
+        async def body() -> None:
+            async with run.agent(run.scenario(raising)) as agent:
+                mark = run.log_mark()
+                offered = await run.offered(agent, RunRequest(case.query))
+                seen = run.routing_failure_seen(offered, mark)
+                report = await run.call(agent, RunRequest(case.query), case.required_tools[0], case.arguments)
+            assert raising.calls >= 1, "the adapter never consulted the scenario's visibility"
+            assert not run.routed(offered), f"a raising router still exposed {run.routed(offered)}"
+            assert seen, (
+                "the routing failure was not visible: no OfferedTools.failure and no schemarouter* warning"
+            )
+            assert report.outcome in ("refused_hidden", "error"), (
+                f"call under a raising router: {report.outcome!r}"
+            )
+            not_run(run, report, "the router raised")
+
+        run.run(body)
+
+    def test_fail_closed_without_request(self, conformance: ConformanceRun) -> None:
+        """Proves: a run whose context carries no request exposes no routed tool, runs nothing,
+        and says so (`OfferedTools.failure`, or a WARNING+ record on a `schemarouter*` logger).
+
+        Fix a failure: when the request cannot be derived from the run context, hide routed
+        tools and log why; do not route on an empty string or on stale state.
+        """
+        run = conformance
+        case = case_where(run, routed_in(READ_ONLY_TOOLS), "a read-only tool routed in")
+
+        async def body() -> None:
+            async with run.agent(run.scenario()) as agent:
+                mark = run.log_mark()
+                offered = await run.offered(agent, RunRequest(None))
+                seen = run.routing_failure_seen(offered, mark)
+                report = await run.call(agent, RunRequest(None), case.required_tools[0], case.arguments)
+            assert not run.routed(offered), f"a run with no request was offered {run.routed(offered)}"
+            assert seen, (
+                "the missing request was not visible: no OfferedTools.failure and no schemarouter* warning"
+            )
+            assert report.outcome in ("refused_hidden", "error"), f"call with no request: {report.outcome!r}"
+            not_run(run, report, "the run had no request")
+
+        run.run(body)
+
+    # 11 ---------------------------------------------------------------------------------------
+    def test_evidence_report_is_complete(self, conformance_driver: AdapterDriver, tmp_path: Path) -> None:
+        """Proves: the adapter's validation writes an evidence report with every field, zero
+        tool-body calls, and approvals and guardrails preserved where the driver claims them.
+
+        Fix a failure: build the report with `schemarouter.EvidenceReport` and `write()` it;
+        count the fixture's call log for `tool_body_calls`.
+        """
+        driver = conformance_driver
+
+        async def body() -> Path:
+            result = driver.validate(tmp_path)
+            return Path(await result if inspect.isawaitable(result) else result)
+
+        path = asyncio.run(asyncio.wait_for(body(), 300))
+        assert path.is_file(), f"driver.validate returned {path}, which is not a file"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        problems: list[str] = []
+        if missing := missing_evidence_fields(data):
+            problems.append(f"evidence fields missing: {missing}")
+        if data.get("tool_body_calls") != 0:
+            problems.append(f"validation ran tool bodies: tool_body_calls = {data.get('tool_body_calls')}")
+        flags = {
+            "approval_preserved": driver.capabilities.approvals,
+            "input_guardrail_preserved": driver.capabilities.input_guardrails,
+            "output_guardrail_preserved": driver.capabilities.output_guardrails,
+        }
+        weakened = [name for name, claimed in flags.items() if claimed and data.get(name) is not True]
+        if weakened:
+            problems.append(f"the evidence reports these as not preserved: {weakened}")
+        assert not problems, f"evidence report {path}:\n" + "\n".join(problems)
