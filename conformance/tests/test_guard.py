@@ -69,6 +69,11 @@ def test_a_deleted_test_fails_the_guard(inner_run: Any) -> None:
     [
         pytest.param("{'test_input_guardrail_kept': 'flaky'}", "at least 3 words", id="unreasoned"),
         pytest.param("{'test_made_up': 'no such test here'}", "not a standard test", id="unknown-test"),
+        pytest.param(
+            "{'test_no_standard_test_weakened': 'the guard is in the way'}",
+            "not a standard test",
+            id="the-guard",
+        ),
     ],
 )
 def test_a_bad_known_failure_fails_the_guard(inner_run: Any, known: str, message: str) -> None:
