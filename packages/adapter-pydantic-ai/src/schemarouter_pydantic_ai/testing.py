@@ -48,6 +48,8 @@ from .errors import RoutingUnavailableError
 
 __all__ = ["BuiltAgent", "PydanticAIDriver"]
 
+_DENIAL = "denied by the reviewer"
+
 
 @dataclass
 class BuiltAgent:
@@ -180,7 +182,7 @@ class PydanticAIDriver:
         if self._ran(agent, tool, before):
             content = None if answer is None else str(answer.content)
             return CallReport(tool, "ran", output=content, output_seen_by_guardrail=seen)
-        if rejected:
+        if rejected and answer is not None and _DENIAL in str(answer.content):
             return CallReport(tool, "rejected", detail="approval denied; the tool did not run")
         if answer is not None and str(answer.content).startswith("Unknown tool name"):
             return CallReport(tool, "refused_hidden", detail=str(answer.content))
@@ -195,7 +197,7 @@ class PydanticAIDriver:
             return CallReport(pending.tool, "error", detail="nothing to resume")
         before = len(read_call_log(agent.scenario.source.call_log))
         deps = _deps(request)
-        decision: bool | ToolDenied = True if approve else ToolDenied("denied by the reviewer")
+        decision: bool | ToolDenied = True if approve else ToolDenied(_DENIAL)
         turn = ScriptedTurn()
         try:
             result = await agent.agent.run(
