@@ -105,6 +105,10 @@ class HybridPolicy:
         return "weak_evidence"
 
 
+_REPORTED_DROPPED = 10
+"""Refused tools reported with their reasons, best ranked first (`Retrieval.matched` counts all)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Scored:
     route: str
@@ -148,7 +152,8 @@ class HybridRetriever:
     def _score(self, query: str, k: int, preferred_route: str | None) -> list[_Scored]:
         hp = self.policy
         depth = max(k, hp.depth)
-        lexical = self.lexical.retrieve(query, depth, None, preferred_route)
+        # The lexical gate keeps up to k and reports its best refused tools: enough to fuse.
+        lexical = self.lexical.retrieve(query, k, None, preferred_route)
         # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
         lex_top = heapq.nsmallest(
             depth, (*lexical.candidates, *lexical.dropped), key=lambda c: (-c.rank_score, -c.score, c.route)
@@ -199,6 +204,8 @@ class HybridRetriever:
                     reason = "below_min_score"
             passes = reason not in ("weak_evidence", "low_confidence", "below_min_score")
             keep = passes and len(kept) < k
+            if not keep and len(dropped) >= _REPORTED_DROPPED:
+                continue
             cap = self._caps[item.route]
             lex = item.lexical
             cand = Candidate(

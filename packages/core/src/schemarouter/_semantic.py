@@ -123,8 +123,17 @@ class WordLlamaEncoder:
             return self._model
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        import numpy as np
+
         model = self._ensure_model()
-        return model.embed(list(texts), norm=False)
+        if len(texts) != 1:
+            return model.embed(list(texts), norm=False)
+        # One query per turn: the same mean of token vectors as `embed`, without its batching.
+        ids = model.tokenizer.encode(texts[0], add_special_tokens=False).ids
+        table: NDArray[np.float32] = model.embedding
+        if not ids:
+            return np.zeros((1, table.shape[1]), dtype=np.float32)
+        return table[ids].mean(axis=0, dtype=np.float32)[None, :]
 
 
 def tool_text(name: str, title: str | None, description: str, parameters: Sequence[str] = ()) -> str:
