@@ -65,6 +65,7 @@ def test_offers_exactly_the_allow_set(router: SchemaRouter, ran: list[tuple[str,
     async def scenario() -> None:
         visibility = Visibility(router, k=2)
         agent = _agent(router, ran, visibility=visibility)
+        assert visibility.allow_set("what is the weather forecast in Paris").names, "precondition: it routes"
         for query in ("what is the weather forecast in Paris", "tell me a joke"):
             result = await agent.run(query)
             assert result.outcome == "no_call"
