@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 
 from schemarouter import AllowSet, RoutingError, Visibility
 from schemarouter_langchain import LOGGER_NAME, LangChainRouter, RouteRequest, refusal_of
@@ -308,3 +310,37 @@ def test_tool_choice_naming_a_hidden_tool_is_dropped(
     agent = agent_for(local_tools, [Force(), LangChainRouter(local_visibility), Spy()], Recorder())
     agent.invoke({"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER})
     assert choices == [None]
+
+
+@pytest.mark.parametrize("pass_context_again", [True, False])
+def test_resume_needs_the_context_again(
+    pass_context_again: bool, local_tools: list[BaseTool], local_visibility: Visibility, bodies: Any
+) -> None:
+    """LangGraph does not checkpoint `runtime.context`: without it, a resume routes from the message."""
+    assert "get_weather_forecast" in local_visibility.allow_set(WEATHER)
+    assert "get_weather_forecast" not in local_visibility.allow_set(MONEY)
+    agent = create_agent(
+        ScriptedChatModel(respond=Recorder("get_weather_forecast", {"city": "Paris"})),
+        tools=local_tools,
+        middleware=[
+            LangChainRouter(local_visibility),
+            HumanInTheLoopMiddleware({"get_weather_forecast": True}, interrupt_mode="per_call"),
+        ],
+        checkpointer=InMemorySaver(),
+    )
+    config: Any = {"configurable": {"thread_id": f"resume-{pass_context_again}"}}
+    first = agent.invoke(
+        {"messages": [HumanMessage(MONEY)]}, config, context={"query": WEATHER}, version="v2"
+    )
+    assert len(first.interrupts) == 1
+    assert bodies.ran == []
+    answer = Command(resume={first.interrupts[0].id: {"type": "approve"}})
+    context = {"query": WEATHER} if pass_context_again else None
+    done = agent.invoke(answer, config, context=context, version="v2")
+    result = tool_result(done.value)
+    if pass_context_again:
+        assert bodies.ran == ["get_weather_forecast"]
+        assert refusal_of(result) is None
+    else:
+        assert bodies.ran == []
+        assert refusal_of(result) == {"tool": "get_weather_forecast", "reason": "hidden", "detail": ""}
