@@ -33,7 +33,7 @@ from ._probe import GuardrailProbe, run_config
 from ._request import RouteRequest
 from ._router import OpenAIAgentsRouter
 
-__all__ = ["GuardrailProbe", "OpenAIAgentsDriver", "run_config"]
+__all__ = ["BuiltAgent", "GuardrailProbe", "OpenAIAgentsDriver", "run_config"]
 
 
 @dataclass
