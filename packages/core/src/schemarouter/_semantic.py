@@ -123,9 +123,9 @@ class WordLlamaEncoder:
             return self._model
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        model = self._ensure_model()  # first: a missing extra is a UserError, not an ImportError
         import numpy as np
 
-        model = self._ensure_model()
         if len(texts) != 1:
             return model.embed(list(texts), norm=False)
         # One query per turn: the same mean of token vectors as `embed`, without its batching.
