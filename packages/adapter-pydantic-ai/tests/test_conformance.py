@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import pytest
 
@@ -22,4 +23,4 @@ class TestRoutedToolsCapability(AdapterConformanceSuite):
 
     driver_factory = PydanticAIDriver
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
-    scenario_options: ClassVar[dict[str, object]] = {"layout": "capability"}
+    scenario_options: ClassVar[Mapping[str, Any]] = {"layout": "capability"}
