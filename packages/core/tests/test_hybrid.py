@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -260,3 +264,25 @@ def test_hybrid_over_a_real_mcp_server_runs_no_tool_body(tmp_path: Path) -> None
     for query in fixture.UNSUPPORTED_QUERIES:
         assert visibility.allow_set(query).no_route, query
     assert fixture.read_call_log(call_log) == []
+
+
+@pytest.mark.slow
+def test_route_cli_shows_the_mode_and_the_semantic_signal(tmp_path: Path) -> None:
+    fixture = pytest.importorskip(
+        "schemarouter_conformance", reason="the conformance package is not installed"
+    )
+    command, args = fixture.stdio_command(tmp_path / "calls.jsonl")
+    server = shlex.join([command, *args])
+    cli = [sys.executable, "-m", "schemarouter.cli", "route", "--stdio", server, "--name", "fixture"]
+    query = "erase the customer record c-200"
+    hybrid = subprocess.run([*cli, "--semantic", "--json", query], capture_output=True, text=True, check=True)
+    report = json.loads(hybrid.stdout)
+    assert report["mode"].startswith("hybrid (wordllama-")
+    assert "delete_customer" in report["names"]
+    decision = next(d for d in report["decisions"] if d["route"] == "fixture:delete_customer")
+    assert decision["detail"] in {"hybrid_agree", "semantic_match", "lexical_gate"}
+    candidate = next(c for c in report["candidates"] if c["route"] == "fixture:delete_customer")
+    assert any(s["field"] == SEMANTIC_FIELD for s in candidate["signals"])
+    lexical = subprocess.run([*cli, "--json", query], capture_output=True, text=True, check=True)
+    assert json.loads(lexical.stdout)["mode"] == "lexical"
+    assert fixture.read_call_log(tmp_path / "calls.jsonl") == []
