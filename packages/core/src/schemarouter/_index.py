@@ -10,6 +10,7 @@ afterwards for the few tools that compete for the allow-set.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
+from ._ranking import TermPlan, rank
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
@@ -111,54 +113,90 @@ class LexicalIndex:
             for tok in fields[name]
             if len(tok) >= MIN_PART and tok.isalpha()
         }
-        # term -> doc -> field -> term frequency (segments of run-together names count partially)
-        counts: dict[str, dict[int, dict[str, float]]] = defaultdict(
-            lambda: defaultdict(lambda: defaultdict(float))
-        )
+        # Tokens repeat massively across tools: stem and segment each distinct token once.
+        terms_of: dict[str, str] = {}
+        parts_of: dict[str, tuple[str, ...]] = {}
+        segment_weight = settings.segment_weight
+        # Per tool: term -> field -> term frequency (segments of run-together names count partially)
+        doc_counts: list[dict[str, dict[str, float]]] = []
         lengths: list[dict[str, float]] = []
-        for doc, fields in enumerate(per_doc):
+        for fields in per_doc:
+            counts: dict[str, dict[str, float]] = {}
             doc_lengths: dict[str, float] = {}
             for name in FIELDS:
                 tokens = fields[name]
                 doc_lengths[name] = float(len(tokens))
+                identifier = name in IDENTIFIER_FIELDS
                 for tok in tokens:
-                    counts[stem(tok)][doc][name] += 1.0
-                    if name in IDENTIFIER_FIELDS and tok not in surface_vocabulary and tok.isalpha():
-                        for part in segment(tok, surface_vocabulary):
-                            counts[stem(part)][doc][name] += settings.segment_weight
+                    term = terms_of.get(tok)
+                    if term is None:
+                        term = terms_of[tok] = stem(tok)
+                    tf = counts.get(term)
+                    if tf is None:
+                        tf = counts[term] = {}
+                    tf[name] = tf.get(name, 0.0) + 1.0
+                    if identifier and tok not in surface_vocabulary and tok.isalpha():
+                        parts = parts_of.get(tok)
+                        if parts is None:
+                            parts = parts_of[tok] = tuple(
+                                stem(part) for part in segment(tok, surface_vocabulary)
+                            )
+                        for part in parts:
+                            tf = counts.get(part)
+                            if tf is None:
+                                tf = counts[part] = {}
+                            tf[name] = tf.get(name, 0.0) + segment_weight
+            doc_counts.append(counts)
             lengths.append(doc_lengths)
         n_docs = max(len(self._caps), 1)
         average = {name: max(sum(d[name] for d in lengths) / n_docs, 1.0) for name in FIELDS}
-        self._idf: dict[str, float] = {}
-        self._postings: dict[str, tuple[tuple[int, float, bool], ...]] = {}
-        self._doc_fields: list[dict[str, int]] = [{} for _ in self._caps]
-        max_idf = math.log(1.0 + (n_docs - 0.5) / 1.5)
-        self._max_idf = max(max_idf, 1e-9)
         weights, b_values, k1 = settings.field_weights, settings.field_b, settings.k1
-        for term in sorted(counts):
-            docs = counts[term]
-            df = len(docs)
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            self._idf[term] = idf
-            postings: list[tuple[int, float, bool]] = []
-            for doc in sorted(docs):
-                tf_fields = docs[doc]
+        # term -> tools and their pseudo term frequencies, in tool order; tool -> term -> fields hit
+        raw_docs: dict[str, list[int]] = {}
+        raw_tf: dict[str, list[float]] = {}
+        self._doc_fields: list[dict[str, int]] = []
+        for doc, counts in enumerate(doc_counts):
+            doc_lengths = lengths[doc]
+            norms = {
+                name: 1.0 - b_values[name] + b_values[name] * doc_lengths[name] / average[name]
+                for name in FIELDS
+            }
+            fields_hit: dict[str, int] = {}
+            for term, tf_fields in counts.items():
                 pseudo_tf = 0.0
                 mask = 0
                 for name, tf in tf_fields.items():
-                    norm = 1.0 - b_values[name] + b_values[name] * lengths[doc][name] / average[name]
-                    pseudo_tf += weights[name] * tf / norm
+                    pseudo_tf += weights[name] * tf / norms[name]
                     mask |= _FIELD_BIT[name]
-                named = bool(mask & _IDENTIFIER_MASK)
-                postings.append((doc, idf * pseudo_tf / (k1 + pseudo_tf), named))
-                self._doc_fields[doc][term] = mask
-            self._postings[term] = tuple(postings)
+                fields_hit[term] = mask
+                docs = raw_docs.get(term)
+                if docs is None:
+                    raw_docs[term] = [doc]
+                    raw_tf[term] = [pseudo_tf]
+                else:
+                    docs.append(doc)
+                    raw_tf[term].append(pseudo_tf)
+            self._doc_fields.append(fields_hit)
+        self._idf: dict[str, float] = {}
+        # term -> (tools, their BM25F weights): a query only multiplies and adds
+        self._postings: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
+        max_idf = math.log(1.0 + (n_docs - 0.5) / 1.5)
+        self._max_idf = max(max_idf, 1e-9)
+        for term in sorted(raw_docs):
+            docs = raw_docs[term]
+            df = len(docs)
+            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            self._idf[term] = idf
+            self._postings[term] = (
+                tuple(docs),
+                tuple([idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]),
+            )
+        routes = sorted(range(len(self._caps)), key=lambda d: self._caps[d].route)
+        self._route_rank: list[int] = [0] * len(self._caps)
+        for position, doc in enumerate(routes):
+            self._route_rank[doc] = position
         self._surface_words = frozenset(surface_vocabulary)
-        self._prefixes: dict[str, list[str]] = defaultdict(list)
-        for term in self._idf:
-            if len(term) > settings.min_prefix and term.isalpha():
-                for end in range(settings.min_prefix, len(term)):
-                    self._prefixes[term[:end]].append(term)
+        self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
 
     # -- query side -----------------------------------------------------------------------------
@@ -179,6 +217,18 @@ class LexicalIndex:
         idf = self._idf.get(term)
         return 1.0 if idf is None else idf / self._max_idf
 
+    def _longer_terms(self, prefix: str) -> list[str]:
+        """The shortest indexed words (at most `_MAX_EXPANSIONS`) that `prefix` starts, shortest first."""
+        terms = self._sorted_terms
+        longer: list[str] = []
+        for position in range(bisect_left(terms, prefix), len(terms)):
+            term = terms[position]
+            if not term.startswith(prefix):
+                break
+            if len(term) > len(prefix) and term.isalpha():
+                longer.append(term)
+        return sorted(longer, key=lambda t: (len(t), t))[:_MAX_EXPANSIONS]
+
     def _resolve(self, surface: str) -> QueryTerm:
         cached = self._resolved.get(surface)
         if cached is not None:
@@ -189,7 +239,7 @@ class LexicalIndex:
         if word in self._idf:
             matches.append(TermMatch(word, 1.0))
         if word.isalpha() and len(word) >= settings.min_prefix:
-            longer = sorted(self._prefixes.get(word, ()), key=lambda t: (len(t), t))[:_MAX_EXPANSIONS]
+            longer = self._longer_terms(word)
             matches.extend(TermMatch(t, settings.prefix_quality, "prefix") for t in longer if t != word)
             for end in range(len(word) - 1, settings.min_prefix - 1, -1):
                 if word[:end] in self._idf:
@@ -235,6 +285,7 @@ class LexicalIndex:
         scores: dict[int, float] = defaultdict(float)
         support: dict[int, float] = defaultdict(float)
         postings = self._postings
+        doc_fields = self._doc_fields
         focus = self.settings.specificity_focus
         for qt, weights in zip(terms, evidence, strict=True):
             scale = qt.specificity**focus
@@ -242,8 +293,9 @@ class LexicalIndex:
                 match = qt.matches[0]
                 quality = match.quality * scale
                 on_name, elsewhere = weights[0]
-                for doc, weight, named in postings[match.term]:
+                for doc, weight in zip(*postings[match.term], strict=True):
                     scores[doc] += weight * quality
+                    named = doc_fields[doc][match.term] & _IDENTIFIER_MASK
                     gained = on_name if named else elsewhere
                     if gained:
                         support[doc] += gained
@@ -252,10 +304,11 @@ class LexicalIndex:
                 best_support: dict[int, float] = {}
                 for match, (on_name, elsewhere) in zip(qt.matches, weights, strict=True):
                     quality = match.quality * scale
-                    for doc, weight, named in postings[match.term]:
+                    for doc, weight in zip(*postings[match.term], strict=True):
                         value = weight * quality
                         if value > best.get(doc, 0.0):
                             best[doc] = value
+                        named = doc_fields[doc][match.term] & _IDENTIFIER_MASK
                         gained = on_name if named else elsewhere
                         if gained > best_support.get(doc, 0.0):
                             best_support[doc] = gained
@@ -264,6 +317,52 @@ class LexicalIndex:
                 for doc, value in best_support.items():
                     support[doc] += value
         return scores, support
+
+    def plans(self, terms: tuple[QueryTerm, ...]) -> tuple[TermPlan, ...]:
+        """The query's terms as ranking reads them: each match's quality scaled by specificity."""
+        focus = self.settings.specificity_focus
+        return tuple(
+            tuple((m.term, m.quality * qt.specificity**focus) for m in qt.matches)
+            for qt in terms
+            if qt.matches
+        )
+
+    def rank(
+        self, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
+    ) -> tuple[list[tuple[int, float]], int]:
+        """The best `depth` (tool, BM25F score) pairs, by score then route, and how many tools matched.
+
+        The same ranking as sorting all of `accumulate`'s scores, without computing gate evidence
+        for every matched tool (`support` reads it for the few the gate examines).
+        """
+        return rank(self._postings, self._route_rank, self.plans(terms), depth, preferred)
+
+    def support(
+        self, doc: int, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
+    ) -> float:
+        """One tool's gate evidence (the second half of `accumulate`), by lookup."""
+        fields = self._doc_fields[doc]
+        total = 0.0
+        for qt, weights in zip(terms, evidence, strict=True):
+            matches = qt.matches
+            if len(matches) == 1:
+                mask = fields.get(matches[0].term)
+                if mask is not None:
+                    on_name, elsewhere = weights[0]
+                    gained = on_name if mask & _IDENTIFIER_MASK else elsewhere
+                    if gained:
+                        total += gained
+            elif matches:
+                best = 0.0
+                for match, (on_name, elsewhere) in zip(matches, weights, strict=True):
+                    mask = fields.get(match.term)
+                    if mask is not None:
+                        gained = on_name if mask & _IDENTIFIER_MASK else elsewhere
+                        if gained > best:
+                            best = gained
+                if best > 0.0:
+                    total += best
+        return total
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[QueryTerm, TermMatch, int]]:
         """For one tool: each query term's best match in it, with the bitmask of fields hit."""

@@ -11,7 +11,6 @@ clears it. The calibrated `RetrievalAbstentionPolicy.min_score` applies on top.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -113,34 +112,36 @@ def gate(
     """
     terms = index.query_terms(query)
     evidence = _match_evidence(index, terms, settings)
-    scores, support = index.accumulate(terms, evidence)
     hidden = hidden or {}
     caps = index.capabilities
     preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
-    if preferred_doc is not None and preferred_doc not in scores:
-        scores[preferred_doc] = 0.0
     depth = max(settings.min_depth, 4 * k)
     depth += min(len(hidden), depth)
-    if len(scores) <= depth:
-        ranked = sorted(scores.items(), key=lambda item: (-item[1], caps[item[0]].route))
-    else:
-        ranked = heapq.nsmallest(depth, scores.items(), key=lambda item: (-item[1], caps[item[0]].route))
+    ranked, matched = index.rank(terms, depth, preferred_doc)
     min_score = policy.min_score if policy is not None else 0.0
     evidence_floor = _unbounded(settings.evidence_floor)
     identifier_floor = _unbounded(settings.identifier_floor)
     kept: list[Candidate] = []
     dropped: list[Candidate] = []
     refused = 0
+    hidden_left = sum(doc in hidden for doc, _ in ranked) if hidden else 0
     for doc, rank_score in ranked:
-        total = support.get(doc, 0.0)
+        if len(kept) >= k and len(dropped) >= settings.reported_dropped and not hidden_left:
+            break  # nothing further can be kept or reported
+        if doc in hidden:
+            hidden_left -= 1
+        total = index.support(doc, terms, evidence)
         score = _bounded(total)
-        identifier: float | None = None
+        explained: tuple[float, tuple[Signal, ...]] | None = None
         if doc in hidden:
             reason = hidden[doc]
         elif doc == preferred_doc:
             reason = "preferred_route"
         elif total < evidence_floor:
-            identifier = _explain(index, doc, terms, evidence)[0] if total >= identifier_floor else 0.0
+            identifier = 0.0
+            if total >= identifier_floor:
+                explained = _explain(index, doc, terms, evidence)
+                identifier = explained[0]
             if identifier < identifier_floor:
                 reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
             elif score < min_score:
@@ -158,11 +159,12 @@ def gate(
             refused += 1
             if len(dropped) >= settings.reported_dropped and doc not in hidden:
                 continue
-        identifier, signals = _explain(index, doc, terms, evidence)
+        identifier, signals = explained or _explain(index, doc, terms, evidence)
+        cap = caps[doc]
         candidate = Candidate(
-            route=caps[doc].route,
-            name=caps[doc].name,
-            source=caps[doc].source,
+            route=cap.route,
+            name=cap.name,
+            source=cap.source,
             score=round(score, 6),
             identifier_score=round(_bounded(identifier), 6),
             signals=signals,
@@ -175,7 +177,7 @@ def gate(
         reason = "routed"
     elif not terms:
         reason = "no_content_words"
-    elif not scores:
+    elif not matched:
         reason = "no_terms_matched"
     elif any(c.reason == "below_min_score" for c in dropped):
         reason = "below_min_score"
@@ -189,5 +191,5 @@ def gate(
         dropped=tuple(dropped),
         no_route=not kept,
         reason=reason,
-        matched=len(scores),
+        matched=matched,
     )

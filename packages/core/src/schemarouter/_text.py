@@ -223,6 +223,15 @@ _CJK_RANGES = (
 )
 
 
+_CJK_CHAR = re.compile(
+    "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES) + "]",
+)
+_PIECE_CACHE_SIZE = 200_000
+# Pieces repeat massively across a catalog: remember each piece's tokens (bounded).
+_identifier_pieces: dict[str, tuple[str, ...]] = {}
+_word_pieces: dict[str, tuple[str, ...]] = {}
+
+
 def is_cjk(char: str) -> bool:
     """Is `char` from a script written without spaces between words (Chinese, Japanese, Korean)?"""
     code = ord(char)
@@ -231,7 +240,7 @@ def is_cjk(char: str) -> bool:
 
 def _cjk_split(word: str) -> list[str]:
     """Split a word into non-CJK parts and CJK bigrams (a lone CJK character stays a unigram)."""
-    if not any(is_cjk(c) for c in word):
+    if word.isascii() or _CJK_CHAR.search(word) is None:
         return [word]
     out: list[str] = []
     run: list[str] = []
@@ -261,6 +270,41 @@ def _cjk_split(word: str) -> list[str]:
     return out
 
 
+def _remember(cache: dict[str, tuple[str, ...]], piece: str, tokens: list[str]) -> tuple[str, ...]:
+    result = tuple(tokens)
+    if len(cache) < _PIECE_CACHE_SIZE:
+        cache[piece] = result
+    return result
+
+
+def _identifier_piece(piece: str) -> tuple[str, ...]:
+    cached = _identifier_pieces.get(piece)
+    if cached is not None:
+        return cached
+    out: list[str] = []
+    if not piece[0].isalnum():
+        if _is_symbol(piece):
+            out.append(piece)
+    else:
+        for part in _DIGIT_EDGE.split(piece):
+            if part:
+                out.extend(_cjk_split(part.casefold()))
+    return _remember(_identifier_pieces, piece, out)
+
+
+def _word_piece(piece: str) -> tuple[str, ...]:
+    cached = _word_pieces.get(piece)
+    if cached is not None:
+        return cached
+    out: list[str] = []
+    if not piece[0].isalnum():
+        if _is_symbol(piece):
+            out.append(piece)
+    else:
+        out.extend(_cjk_split(piece.casefold()))
+    return _remember(_word_pieces, piece, out)
+
+
 def _is_symbol(piece: str) -> bool:
     return len(piece) == 1 and unicodedata.category(piece) == "So"
 
@@ -269,27 +313,28 @@ def identifier_tokens(identifier: str) -> list[str]:
     """Split `get_userProfile.v2` into `get user profile v 2`, lower-cased."""
     spaced = _CAMEL.sub(" ", unicodedata.normalize("NFKC", identifier))
     out: list[str] = []
+    cache = _identifier_pieces
     for piece in _PIECE.findall(spaced):
-        if not (piece[0].isalnum()):
-            if _is_symbol(piece):
-                out.append(piece)
-            continue
-        for part in _DIGIT_EDGE.split(piece):
-            if part:
-                out.extend(_cjk_split(part.casefold()))
+        tokens = cache.get(piece)
+        out.extend(tokens if tokens is not None else _identifier_piece(piece))
     return out
 
 
 def word_tokens(text: str) -> list[str]:
     """Lower-cased tokens of free text (no camelCase splitting), stop-words kept."""
     out: list[str] = []
+    cache = _word_pieces
     for piece in _PIECE.findall(unicodedata.normalize("NFKC", text)):
-        if not piece[0].isalnum():
-            if _is_symbol(piece):
-                out.append(piece)
-            continue
-        out.extend(_cjk_split(piece.casefold()))
+        tokens = cache.get(piece)
+        out.extend(tokens if tokens is not None else _word_piece(piece))
     return out
+
+
+def _content_tokens(text: str) -> list[str]:
+    return [t for t in identifier_tokens(text) if t not in STOP_WORDS and not (len(t) == 1 and t.isascii())]
+
+
+_text_words: dict[str, tuple[str, ...]] = {}
 
 
 def text_tokens(text: str) -> list[str]:
@@ -298,4 +343,15 @@ def text_tokens(text: str) -> list[str]:
     Words written in camelCase or with digits inside (`getWeather`, `v2`) are split the
     way identifiers are, since users paste tool names into requests.
     """
-    return [t for t in identifier_tokens(text) if t not in STOP_WORDS and not (len(t) == 1 and t.isascii())]
+    if not text.isascii():
+        return _content_tokens(text)
+    # ASCII text is already NFKC-normal and no split crosses whitespace: tokenise word by word,
+    # remembering each distinct word.
+    out: list[str] = []
+    cache = _text_words
+    for word in text.split():
+        tokens = cache.get(word)
+        if tokens is None:
+            tokens = _remember(cache, word, _content_tokens(word))
+        out.extend(tokens)
+    return out

@@ -1,0 +1,90 @@
+"""The fast query path computes exactly what the exhaustive one does, on randomised catalogs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from schemarouter import Catalog, SchemaRouter, ToolSpec
+from schemarouter._index import LexicalIndex
+from schemarouter._no_route import DEFAULT_GATE, _match_evidence  # pyright: ignore[reportPrivateUsage]
+from schemarouter._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
+
+_VOCABULARY = (
+    "weather forecast city temperature rain search flight airport date convert currency money "
+    "send email message recipient read file text contents size owner air quality outlook zip "
+    "code translate language image resize crop photo calendar event meeting invite stock price "
+    "ticker news headline summary review product chair office comfy database query table row "
+    "time day week run running runner dealer dealership carpark car park"
+)
+WORDS = _VOCABULARY.split()
+
+
+def random_catalog(seed: int, size: int) -> Catalog:
+    rng = random.Random(seed)
+    specs: list[ToolSpec] = []
+    for i in range(size):
+        name = "_".join(rng.choices(WORDS, k=rng.randint(1, 3))) + f"_{i}"
+        if rng.random() < 0.2:
+            name = "".join(rng.choices(WORDS, k=2)) + str(i)  # run-together name
+        description = " ".join(rng.choices(WORDS, k=rng.randint(3, 15))).capitalize() + "."
+        params = {
+            rng.choice(WORDS): {"type": "string", "description": " ".join(rng.choices(WORDS, k=4))}
+            for _ in range(rng.randint(0, 3))
+        }
+        specs.append(ToolSpec(name, description, {"type": "object", "properties": params}))
+    return Catalog.from_specs("random", specs)
+
+
+def random_queries(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    extra = ["the", "please", "a", "carparks", "dealers", "runs", "xyzzy", "Weather", "getWeather"]
+    return [" ".join(rng.choices(WORDS + extra, k=rng.randint(0, 8))) for _ in range(count)]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rank_and_support_equal_the_exhaustive_accumulation(seed: int) -> None:
+    index = LexicalIndex(random_catalog(seed, 120))
+    rng = random.Random(seed)
+    for query in random_queries(seed, 60):
+        terms = index.query_terms(query)
+        evidence = _match_evidence(index, terms, DEFAULT_GATE)
+        scores, support = index.accumulate(terms, evidence)
+        preferred = rng.randrange(len(index)) if rng.random() < 0.3 else None
+        if preferred is not None and preferred not in scores:
+            scores[preferred] = 0.0
+        depth = rng.choice([1, 5, 32])
+        expected = sorted(scores.items(), key=lambda item: (-item[1], index.capabilities[item[0]].route))
+        ranked, matched = index.rank(terms, depth, preferred)
+        assert ranked == expected[:depth]
+        assert matched == len(scores)
+        for doc in range(len(index)):
+            assert index.support(doc, terms, evidence) == support.get(doc, 0.0)
+
+
+def test_prefix_expansion_equals_a_scan_of_every_term() -> None:
+    index = LexicalIndex(random_catalog(7, 80))
+    terms = sorted(index._idf)  # pyright: ignore[reportPrivateUsage]
+    for prefix in {t[:end] for t in terms for end in range(4, len(t))}:
+        brute = sorted(
+            (t for t in terms if t.startswith(prefix) and len(t) > len(prefix) and t.isalpha()),
+            key=lambda t: (len(t), t),
+        )[:12]
+        assert index._longer_terms(prefix) == brute  # pyright: ignore[reportPrivateUsage]
+
+
+def test_ascii_word_by_word_tokenising_equals_whole_text_tokenising() -> None:
+    rng = random.Random(11)
+    alphabet = "aZ09_ -.\t\n\x1c\x1fAbCdEf getURLValue v2 HTTPServer ,;:'\""
+    for _ in range(3000):
+        text = "".join(rng.choices(alphabet, k=rng.randint(0, 40)))
+        assert text_tokens(text) == _content_tokens(text)
+
+
+def test_same_catalog_and_query_give_the_same_allow_set_order() -> None:
+    catalog = random_catalog(5, 200)
+    queries = random_queries(5, 40)
+    first = [SchemaRouter(catalog).retrieve(q, 5) for q in queries]
+    second = [SchemaRouter(catalog).retrieve(q, 5) for q in queries]
+    assert first == second
