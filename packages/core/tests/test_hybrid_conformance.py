@@ -38,8 +38,9 @@ class _HybridSuite(suite.AdapterConformanceSuite):
     transports: ClassVar[tuple[str, ...]] = ("stdio",)
 
     @pytest.fixture(scope="class")
+    @classmethod
     def conformance_endpoint(
-        self, conformance_transport: str, tmp_path_factory: pytest.TempPathFactory
+        cls, conformance_transport: str, tmp_path_factory: pytest.TempPathFactory
     ) -> Any:
         if conformance_transport != "stdio":
             raise AssertionError("the hybrid variant runs over stdio only")
