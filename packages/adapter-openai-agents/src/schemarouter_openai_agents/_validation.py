@@ -36,8 +36,8 @@ from schemarouter import (
     EvidenceCase,
     EvidenceReport,
     LatencySummary,
+    RoutingConfig,
     SchemaRouter,
-    Visibility,
     canonical_bytes,
 )
 from schemarouter_conformance import (
@@ -248,8 +248,14 @@ async def _input_guardrail_trips(agent: Agent[Any], probe: GuardrailProbe, call_
     return "guardrail-call" in probe.tripped and not read_call_log(call_log)
 
 
-async def run_validation(artifacts_dir: Path) -> tuple[Path, EvidenceReport]:
-    """Run the validation, write `<artifacts_dir>/external-validation-openai-agents.json`."""
+async def run_validation(
+    config: RoutingConfig | None = None, *, artifacts_dir: str | Path = "artifacts"
+) -> EvidenceReport:
+    """Run the validation with `config` (default `RoutingConfig(k=3)`), write
+    `<artifacts_dir>/external-validation-openai-agents.json` and return the report.
+
+    This is also the `schemarouter.adapters` entry point `schemarouter demo` calls.
+    """
     with tempfile.TemporaryDirectory(prefix="schemarouter-validation-") as tmp:
         call_log = Path(tmp) / "calls.jsonl"
         command, args = stdio_command(call_log)
@@ -257,7 +263,7 @@ async def run_validation(artifacts_dir: Path) -> tuple[Path, EvidenceReport]:
         async with MCPServerStdio(params, name=SOURCE, client_session_timeout_seconds=30) as unfiltered:
             catalog = await mirror_mcp_server(unfiltered)
         schema_router = SchemaRouter(catalog)
-        visibility = Visibility(schema_router, k=3)
+        visibility = (config or RoutingConfig(k=3)).visibility(schema_router)
         visibility.allow_set("warm up")  # one-off index build and lazy tables, kept out of per-request timing
         routing = OpenAIAgentsRouter(visibility)
         probe = GuardrailProbe(GUARDRAIL_TRIP_VALUE)
@@ -308,8 +314,8 @@ async def run_validation(artifacts_dir: Path) -> tuple[Path, EvidenceReport]:
         tool_body_calls=tool_body_calls,
         cases=tuple(cases),
     )
-    path = report.write(Path(artifacts_dir) / ARTIFACT_NAME)
-    return path, report
+    report.write(Path(artifacts_dir) / ARTIFACT_NAME)
+    return report
 
 
 def failed_checks(report: EvidenceReport) -> list[str]:

@@ -182,10 +182,11 @@ class OpenAIAgentsDriver:
         return await agent.agent.get_all_tools(RunContextWrapper(context=_context(request)))
 
     async def validate(self, workdir: Path) -> Path:
-        from .validate import run_validation
+        from .validate import ARTIFACT_NAME, run_validation
 
-        report_path, _ = await run_validation(Path(workdir) / "artifacts")
-        return report_path
+        artifacts = Path(workdir) / "artifacts"
+        await run_validation(artifacts_dir=artifacts)
+        return artifacts / ARTIFACT_NAME
 
     async def close(self, agent: BuiltAgent) -> None:
         await agent.server.cleanup()

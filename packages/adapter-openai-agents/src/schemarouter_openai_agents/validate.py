@@ -24,7 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     from agents import set_tracing_disabled
 
     set_tracing_disabled(True)
-    path, report = asyncio.run(run_validation(Path.cwd() / "artifacts"))
+    artifacts = Path.cwd() / "artifacts"
+    report = asyncio.run(run_validation(artifacts_dir=artifacts))
+    path = artifacts / ARTIFACT_NAME
     print(f"wrote {path}")
     print(
         f"openai-agents {report.framework_version}, schemarouter {report.schemarouter_version}: "

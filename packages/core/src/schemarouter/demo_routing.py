@@ -6,9 +6,15 @@ rules once; whichever adapter the application uses receives `ROUTING.visibility(
 
 from __future__ import annotations
 
-from ._config import RoutingConfig
+import sys
 
-__all__ = ["ROUTING", "SOURCE_NAME"]
+from ._config import RoutingConfig
+from ._router import SchemaRouter
+
+__all__ = ["FIXTURE_SERVER", "ROUTING", "SOURCE_NAME", "load_router"]
+
+FIXTURE_SERVER = (sys.executable, ["-m", "schemarouter_conformance.fixture_server"])
+"""How to start the bundled fixture MCP server over stdio (package `schemarouter-conformance`)."""
 
 SOURCE_NAME = "fixture"
 """Routes of the bundled fixture MCP server read `fixture:<tool>`."""
@@ -19,3 +25,9 @@ ROUTING = RoutingConfig(
     blocked=("delete_invoice",),
 )
 """Shortlist at most three tools; never show `delete_invoice` (billing owns invoice deletion)."""
+
+
+async def load_router() -> SchemaRouter:
+    """Discover the fixture server's catalog (tools/list only; no tool runs)."""
+    command, args = FIXTURE_SERVER
+    return await SchemaRouter.from_stdio(command, args, name=SOURCE_NAME)
