@@ -33,6 +33,7 @@ from schemarouter import (
     EvidenceCase,
     EvidenceReport,
     LatencySummary,
+    RoutingConfig,
     SchemaRouter,
     Visibility,
     canonical_bytes,
@@ -136,12 +137,26 @@ async def _output_guardrail_preserved(agent: Agent[RunDeps, Any]) -> bool:
     return deps.outputs_seen == [("note_for_output_check", "note: hello")]
 
 
-async def run_validation(call_log: Path) -> EvidenceReport:
+async def run_validation(
+    config: RoutingConfig | None = None, *, artifacts_dir: str | Path = "artifacts"
+) -> EvidenceReport:
+    """Validate with `config` (default `RoutingConfig(k=3)`), write the artifact into
+    `artifacts_dir` and return the report.
+
+    This is also the `schemarouter.adapters` entry point `schemarouter demo` calls.
+    """
+    with tempfile.TemporaryDirectory(prefix="schemarouter-validate-") as tmp:
+        report = await _validate(config or RoutingConfig(k=3), Path(tmp) / "calls.jsonl")
+    report.write(Path(artifacts_dir) / ARTIFACT.name)
+    return report
+
+
+async def _validate(config: RoutingConfig, call_log: Path) -> EvidenceReport:
     """Run every check against a fresh fixture server logging to `call_log`; build the report."""
     command, args = stdio_command(call_log)
     schema_router = await SchemaRouter.from_stdio(command, args, name=SOURCE)
     catalog = schema_router.catalog
-    visibility = Visibility(schema_router, k=3)
+    visibility = config.visibility(schema_router)
     visibility.allow_set("warm-up")  # per-catalog structures are built once, outside the timed requests
     timed = _TimedVisibility(visibility)
     router = PydanticAIRouter(timed)
@@ -215,7 +230,11 @@ async def run_validation(call_log: Path) -> EvidenceReport:
         discovered_tool_count=len(catalog),
         shortlisted_tool_count_max=max((len(c.offered_tools) for c in cases), default=0),
         full_schema_bytes=catalog.total_schema_bytes(),
-        filtered_schema_bytes_mean=round(sum(c.offered_schema_bytes for c in cases) / max(len(cases), 1), 2),
+        filtered_schema_bytes_mean=round(
+            sum(c.offered_schema_bytes for c in cases if c.kind == "supported")
+            / max(sum(c.kind == "supported" for c in cases), 1),
+            2,
+        ),
         required_tool_recall=round(found / required, 4) if required else 0.0,
         unsupported_query_rejection=round(rejected / len(UNSUPPORTED_QUERIES), 4)
         if UNSUPPORTED_QUERIES
@@ -253,9 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--output", type=Path, default=ARTIFACT, help=f"artifact path (default: ./{ARTIFACT})"
     )
     options = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="schemarouter-validate-") as tmp:
-        report = asyncio.run(run_validation(Path(tmp) / "calls.jsonl"))
-    path = report.write(options.output)
+    output: Path = options.output
+    report = asyncio.run(run_validation(artifacts_dir=output.parent))
+    path = output.parent / ARTIFACT.name
+    if output.name != ARTIFACT.name:
+        path = report.write(output)
     print(f"wrote {path}")
     print(
         f"recall={report.required_tool_recall} rejection={report.unsupported_query_rejection} "
