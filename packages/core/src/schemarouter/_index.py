@@ -20,7 +20,7 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
-from ._ranking import TermPlan, rank
+from ._ranking import TermPlan, merged, rank
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
@@ -33,6 +33,7 @@ _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
 _MAX_EXPANSIONS = 12
 _MAX_QUERY_TERMS = 64
 _RESOLVE_CACHE = 50_000
+_MERGED_CACHE_POSTINGS = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +199,8 @@ class LexicalIndex:
         self._surface_words = frozenset(surface_vocabulary)
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
+        self._merged: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
+        self._merged_size = 0
 
     # -- query side -----------------------------------------------------------------------------
 
@@ -319,13 +322,26 @@ class LexicalIndex:
         return scores, support
 
     def plans(self, terms: tuple[QueryTerm, ...]) -> tuple[TermPlan, ...]:
-        """The query's terms as ranking reads them: each match's quality scaled by specificity."""
+        """The query's terms as ranking reads them (see `TermPlan`); merged postings are cached per word."""
         focus = self.settings.specificity_focus
-        return tuple(
-            tuple((m.term, m.quality * qt.specificity**focus) for m in qt.matches)
-            for qt in terms
-            if qt.matches
-        )
+        postings = self._postings
+        out: list[TermPlan] = []
+        for qt in terms:
+            if not qt.matches:
+                continue
+            scale = qt.specificity**focus
+            if len(qt.matches) == 1:
+                match = qt.matches[0]
+                out.append((*postings[match.term], match.quality * scale))
+                continue
+            cached = self._merged.get(qt.surface)
+            if cached is None:
+                cached = merged(postings, [(m.term, m.quality * scale) for m in qt.matches])
+                if self._merged_size + len(cached[0]) <= _MERGED_CACHE_POSTINGS:
+                    self._merged[qt.surface] = cached
+                    self._merged_size += len(cached[0])
+            out.append((*cached, 1.0))
+        return tuple(out)
 
     def rank(
         self, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
@@ -335,7 +351,7 @@ class LexicalIndex:
         The same ranking as sorting all of `accumulate`'s scores, without computing gate evidence
         for every matched tool (`support` reads it for the few the gate examines).
         """
-        return rank(self._postings, self._route_rank, self.plans(terms), depth, preferred)
+        return rank(self._route_rank, self.plans(terms), depth, preferred)
 
     def support(
         self, doc: int, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]

@@ -12,39 +12,45 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 
-__all__ = ["TermPlan", "rank", "scores"]
+__all__ = ["Postings", "TermPlan", "merged", "rank", "scores"]
 
-TermPlan = tuple[tuple[str, float], ...]
-"""A query term as ranking reads it: (indexed term, quality) of each of its matches."""
+TermPlan = tuple[tuple[int, ...], tuple[float, ...], float]
+"""A query term as ranking reads it: tools, their weights, and the factor every weight gets.
+
+A word matching one indexed term reads that term's postings with the match quality as the
+factor; a word matching several (prefix or compound expansions) reads its merged postings:
+per tool the best weight x quality, factor 1.0 (exact: `x * 1.0 == x`).
+"""
 
 Postings = Mapping[str, tuple[tuple[int, ...], tuple[float, ...]]]
 """Indexed term -> (tools, BM25F weights), in tool order."""
 
 
-def scores(postings: Postings, plans: Sequence[TermPlan]) -> dict[int, float]:
+def merged(
+    postings: Postings, matches: Sequence[tuple[str, float]]
+) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """Per tool, the best weight x quality over `matches` (tools where it is 0 are left out)."""
+    best: dict[int, float] = {}
+    get = best.get
+    for term, quality in matches:
+        docs, weights = postings[term]
+        for doc, weight in zip(docs, weights, strict=True):
+            value = weight * quality
+            if value > get(doc, 0.0):
+                best[doc] = value
+    return tuple(best), tuple(best.values())
+
+
+def scores(plans: Sequence[TermPlan]) -> dict[int, float]:
     """BM25F score of every tool any term matches (a term of zero weight still counts as matched).
 
-    A term with several matches counts once per tool, through its best match there.
+    Scores are added in query-term order, so a tool's score is the same float on every call.
     """
     out: dict[int, float] = {}
     get = out.get
-    for matches in plans:
-        if len(matches) == 1:
-            term, quality = matches[0]
-            docs, weights = postings[term]
-            for doc, weight in zip(docs, weights, strict=True):
-                out[doc] = get(doc, 0.0) + weight * quality
-        else:
-            best: dict[int, float] = {}
-            best_get = best.get
-            for term, quality in matches:
-                docs, weights = postings[term]
-                for doc, weight in zip(docs, weights, strict=True):
-                    value = weight * quality
-                    if value > best_get(doc, 0.0):
-                        best[doc] = value
-            for doc, value in best.items():
-                out[doc] = get(doc, 0.0) + value
+    for docs, weights, factor in plans:
+        for doc, weight in zip(docs, weights, strict=True):
+            out[doc] = get(doc, 0.0) + weight * factor
     return out
 
 
@@ -61,7 +67,6 @@ def top(scored: Mapping[int, float], depth: int, route_rank: Sequence[int]) -> l
 
 
 def rank(
-    postings: Postings,
     route_rank: Sequence[int],
     plans: Sequence[TermPlan],
     depth: int,
@@ -71,7 +76,7 @@ def rank(
 
     `preferred` (a tool position) competes even when no term matches it, with score 0.
     """
-    scored = scores(postings, plans)
+    scored = scores(plans)
     if preferred is not None and preferred not in scored:
         scored[preferred] = 0.0
     return top(scored, depth, route_rank), len(scored)
