@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
 from schemarouter._index import LexicalIndex
-from schemarouter._no_route import DEFAULT_GATE, _match_evidence  # pyright: ignore[reportPrivateUsage]
+from schemarouter._no_route import DEFAULT_GATE, _match_evidence, gate  # pyright: ignore[reportPrivateUsage]
+from schemarouter._results import Candidate
 from schemarouter._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
 
 _VOCABULARY = (
@@ -88,3 +90,25 @@ def test_same_catalog_and_query_give_the_same_allow_set_order() -> None:
     first = [SchemaRouter(catalog).retrieve(q, 5) for q in queries]
     second = [SchemaRouter(catalog).retrieve(q, 5) for q in queries]
     assert first == second
+
+
+@pytest.mark.parametrize("seed", [4, 6])
+def test_the_gate_stopping_early_reports_what_a_full_pass_would(seed: int) -> None:
+    """The gate stops once k tools are kept and enough refusals are reported: nothing else changes."""
+    index = LexicalIndex(random_catalog(seed, 150))
+    rng = random.Random(seed)
+    report_all = replace(DEFAULT_GATE, reported_dropped=10_000)
+    for query in random_queries(seed, 60):
+        k = rng.choice([1, 3, 5])
+        hidden = {rng.randrange(len(index)): "blocked" for _ in range(rng.randint(0, 4))}
+        fast = gate(index, query, k, hidden=hidden)
+        full = gate(index, query, k, hidden=hidden, settings=report_all)
+        hidden_routes = {index.capabilities[doc].route for doc in hidden}
+        expected: list[Candidate] = []
+        for candidate in full.dropped:
+            if len(expected) >= DEFAULT_GATE.reported_dropped and candidate.route not in hidden_routes:
+                continue
+            expected.append(candidate)
+        assert fast.candidates == full.candidates
+        assert list(fast.dropped) == expected
+        assert (fast.reason, fast.no_route, fast.matched) == (full.reason, full.no_route, full.matched)
