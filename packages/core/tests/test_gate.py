@@ -113,3 +113,22 @@ def test_no_route_is_a_result_not_an_exception() -> None:
     retrieval = router().retrieve("", 3)
     assert retrieval.no_route
     assert retrieval.reason == "no_content_words"
+
+
+def test_a_number_shared_with_a_parameter_description_does_not_route() -> None:
+    """`100` in "convert 100 USD" matched "Customer id such as c-100" and used to route CRM tools."""
+    specs = [
+        ToolSpec("convert_currency", "Convert an amount of money between currencies."),
+        ToolSpec(
+            "delete_customer",
+            "Permanently delete a customer record.",
+            {
+                "type": "object",
+                "properties": {"customer_id": {"type": "string", "description": "id such as c-100"}},
+            },
+        ),
+    ]
+    routed = SchemaRouter(Catalog.from_specs("demo", specs)).retrieve("convert 100 dollars to euros", 3)
+    assert routed.names == ("convert_currency",)
+    alone = SchemaRouter(Catalog.from_specs("demo", specs[1:])).retrieve("what about 100", 3)
+    assert alone.no_route

@@ -69,6 +69,10 @@ class IndexSettings:
     """Shortest word that may match another word it is a prefix of."""
     specificity_focus: float = 0.5
     """How much ranking discounts words common in everyday English (0 = not at all)."""
+    number_specificity: float = 0.2
+    """Specificity of an all-digit query word: numbers are argument values far more often than
+    they name what a tool does, so `100` matching "c-100" in a parameter description must not
+    route on its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +258,11 @@ class LexicalIndex:
                     term = self._stemmer.stem(part)
                     if term in self._idf:
                         matches.append(TermMatch(term, settings.compound_quality, "part"))
-        specific = specificity(surface) if surface.isalpha() else 1.0
+        if surface.isdigit():
+            # Numbers in a request are argument values (amounts, ids, dates), not what the tool does.
+            specific = settings.number_specificity
+        else:
+            specific = specificity(surface) if surface.isalpha() else 1.0
         rarity = max((self.rarity(m.term) * m.quality for m in matches), default=0.0)
         resolved = QueryTerm(surface, word, specific, rarity * specific, tuple(matches))
         if len(self._resolved) < _RESOLVE_CACHE:
