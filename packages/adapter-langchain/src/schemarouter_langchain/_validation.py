@@ -204,21 +204,7 @@ async def build_evidence(config: RoutingConfig | None = None) -> EvidenceReport:
 
 def problems(report: EvidenceReport) -> list[str]:
     """Why the report fails the acceptance bar (empty when it passes)."""
-    found: list[str] = []
-    if report.required_tool_recall < 1.0:
-        found.append(f"required-tool recall is {report.required_tool_recall:.3f}, expected 1.0")
-    if report.unsupported_query_rejection < 1.0:
-        found.append(f"unsupported-query rejection is {report.unsupported_query_rejection:.3f}, expected 1.0")
-    if report.tool_body_calls != 0:
-        found.append(f"{report.tool_body_calls} tool bodies ran, expected 0")
-    if report.schema_fidelity_identical != report.schema_fidelity_checked:
-        found.append(
-            f"only {report.schema_fidelity_identical} of {report.schema_fidelity_checked} offered schemas match the source"
-        )
-    for flag in ("approval_preserved", "input_guardrail_preserved", "output_guardrail_preserved"):
-        if not getattr(report, flag):
-            found.append(f"{flag} is false")
-    return found
+    return report.failures()
 
 
 async def run_validation(config: RoutingConfig, *, artifacts_dir: str | Path) -> EvidenceReport:

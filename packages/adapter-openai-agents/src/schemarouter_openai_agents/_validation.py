@@ -320,17 +320,4 @@ async def run_validation(
 
 def failed_checks(report: EvidenceReport) -> list[str]:
     """The acceptance checks this report misses (empty when it passes)."""
-    problems: list[str] = []
-    if report.required_tool_recall < 1.0:
-        problems.append(f"required-tool recall {report.required_tool_recall:.3f} < 1.0")
-    if report.unsupported_query_rejection < 1.0:
-        problems.append(f"unsupported-query rejection {report.unsupported_query_rejection:.3f} < 1.0")
-    if report.tool_body_calls != 0:
-        problems.append(f"{report.tool_body_calls} tool-body call(s) observed; expected none")
-    if not (
-        report.approval_preserved and report.input_guardrail_preserved and report.output_guardrail_preserved
-    ):
-        problems.append("approvals or guardrails were not preserved on every exposed tool")
-    if report.schema_fidelity_identical != report.schema_fidelity_checked:
-        problems.append("an offered schema differs from the source schema")
-    return problems
+    return report.failures()

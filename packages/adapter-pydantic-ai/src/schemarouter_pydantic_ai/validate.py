@@ -253,17 +253,7 @@ async def _validate(config: RoutingConfig, call_log: Path) -> EvidenceReport:
 
 def failures(report: EvidenceReport) -> list[str]:
     """Why the report does not meet the acceptance bar (empty when it does)."""
-    problems: list[str] = []
-    if report.required_tool_recall < 1.0:
-        problems.append(f"required-tool recall {report.required_tool_recall} < 1.0")
-    if report.unsupported_query_rejection < 1.0:
-        problems.append(f"unsupported-query rejection {report.unsupported_query_rejection} < 1.0")
-    if report.tool_body_calls != 0:
-        problems.append(f"{report.tool_body_calls} tool bodies ran")
-    for name in ("approval_preserved", "input_guardrail_preserved", "output_guardrail_preserved"):
-        if getattr(report, name) is not True:
-            problems.append(f"{name} is false")
-    return problems
+    return report.failures()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -108,6 +108,36 @@ class EvidenceReport:
     bytes_note: str = BYTES_NOTE
     python_version: str = field(default_factory=platform.python_version)
 
+    def failures(self) -> list[str]:
+        """Why this report misses the acceptance bar (empty when it passes).
+
+        The bar every adapter's validation is held to: every required tool routed, every
+        unsupported request refused, no tool body run, approvals and both guardrails kept,
+        and every offered schema identical to its source.
+        """
+        problems: list[str] = []
+        if self.required_tool_recall < 1.0:
+            problems.append(f"required-tool recall is {self.required_tool_recall:.3f}, expected 1.0")
+        if self.unsupported_query_rejection < 1.0:
+            problems.append(
+                f"unsupported-query rejection is {self.unsupported_query_rejection:.3f}, expected 1.0"
+            )
+        if self.tool_body_calls != 0:
+            problems.append(f"{self.tool_body_calls} tool bodies ran (tool-body calls must be 0)")
+        for flag, what in (
+            ("approval_preserved", "approvals"),
+            ("input_guardrail_preserved", "input guardrails"),
+            ("output_guardrail_preserved", "output guardrails"),
+        ):
+            if getattr(self, flag) is not True:
+                problems.append(f"{what} were not kept ({flag} is false)")
+        if self.schema_fidelity_identical != self.schema_fidelity_checked:
+            problems.append(
+                f"an offered schema differs from its source ({self.schema_fidelity_identical} of "
+                f"{self.schema_fidelity_checked} identical)"
+            )
+        return problems
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -100,14 +100,7 @@ def render(reports: dict[str, EvidenceReport]) -> None:
 
 
 def _healthy(report: EvidenceReport) -> bool:
-    return (
-        report.required_tool_recall == 1.0
-        and report.unsupported_query_rejection == 1.0
-        and report.tool_body_calls == 0
-        and report.approval_preserved
-        and report.input_guardrail_preserved
-        and report.output_guardrail_preserved
-    )
+    return not report.failures()
 
 
 async def run_all(
