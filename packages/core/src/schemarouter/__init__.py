@@ -28,6 +28,7 @@ from ._mcp import McpSource
 from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, PlanSelection, RunConfig
 from ._policy import EffectClass, ExecutionPolicy, PolicyDecision
 from ._refusal import RefusalReason
+from ._request import RouteRequest, coerce_request, request_in
 from ._results import AllowSet, AllowSetProvider, Candidate, DecisionReason, Retrieval, Signal, ToolDecision
 from ._router import SchemaRouter
 from ._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder, semantic_available
@@ -94,6 +95,7 @@ __all__ = [
     "PolicyViolationError",
     "Retrieval",
     "RetrievalAbstentionPolicy",
+    "RouteRequest",
     "RoutingConfig",
     "RoutingError",
     "RuntimeFailure",
@@ -118,5 +120,7 @@ __all__ = [
     "callable_spec",
     "canonical_bytes",
     "canonical_json",
+    "coerce_request",
     "make_route",
+    "request_in",
 ]
