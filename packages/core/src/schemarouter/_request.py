@@ -41,8 +41,7 @@ def coerce_request(value: object) -> RouteRequest | None:
             raise TypeError(f"the principal must be hashable, got {type(principal).__name__}")
         return RouteRequest(query, principal)
     raise TypeError(
-        "a request must be a RouteRequest, a string, a (query, principal) tuple or None, "
-        f"got {kind}"
+        f"a request must be a RouteRequest, a string, a (query, principal) tuple or None, got {kind}"
     )
 
 
