@@ -28,13 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     report = asyncio.run(build_evidence())
     path = report.write(args.out)
     print(f"wrote {path}")
-    print(
-        f"recall={report.required_tool_recall:.3f} rejection={report.unsupported_query_rejection:.3f} "
-        f"tool_body_calls={report.tool_body_calls} approvals={report.approval_preserved} "
-        f"input_guardrail={report.input_guardrail_preserved} output_guardrail={report.output_guardrail_preserved} "
-        f"schemas={report.schema_fidelity_identical}/{report.schema_fidelity_checked} "
-        f"bytes={report.filtered_schema_bytes_mean:g}/{report.full_schema_bytes}"
-    )
+    print("\n".join(report.summary()))
     failed = problems(report)
     for problem in failed:
         print(f"FAILED: {problem}", file=sys.stderr)

@@ -28,14 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     report = asyncio.run(run_validation(artifacts_dir=artifacts))
     path = artifacts / ARTIFACT_NAME
     print(f"wrote {path}")
-    print(
-        f"openai-agents {report.framework_version}, schemarouter {report.schemarouter_version}: "
-        f"{report.discovered_tool_count} tools discovered, at most {report.shortlisted_tool_count_max} offered; "
-        f"schema bytes {report.full_schema_bytes} full vs {report.filtered_schema_bytes_mean} filtered (mean, bytes "
-        f"not tokens); recall {report.required_tool_recall:.3f}; rejection {report.unsupported_query_rejection:.3f}; "
-        f"task success {report.shortlist_task_success:.3f}; routing p50 {report.routing_latency.p50_ms} ms; "
-        f"tool-body calls {report.tool_body_calls}"
-    )
+    print("\n".join(report.summary()))
     problems = failed_checks(report)
     for problem in problems:
         print(f"FAILED: {problem}", file=sys.stderr)

@@ -268,14 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if output.name != ARTIFACT.name:
         path = report.write(output)
     print(f"wrote {path}")
-    print(
-        f"recall={report.required_tool_recall} rejection={report.unsupported_query_rejection} "
-        f"task_success={report.shortlist_task_success} tool_body_calls={report.tool_body_calls} "
-        f"approval={report.approval_preserved} input_hook={report.input_guardrail_preserved} "
-        f"output_hook={report.output_guardrail_preserved} "
-        f"schema_bytes={report.full_schema_bytes}->{report.filtered_schema_bytes_mean} "
-        f"fidelity={report.schema_fidelity_identical}/{report.schema_fidelity_checked}"
-    )
+    print("\n".join(report.summary()))
     problems = failures(report)
     for problem in problems:
         print(f"FAILED: {problem}", file=sys.stderr)

@@ -138,6 +138,29 @@ class EvidenceReport:
             )
         return problems
 
+    def summary(self) -> list[str]:
+        """What a validation command prints about this report: one line per aspect, no verdict.
+
+        Pair it with `failures()`, which says whether the report meets the acceptance bar.
+        """
+
+        def kept(flag: bool) -> str:
+            return "kept" if flag else "NOT kept"
+
+        latency = self.routing_latency
+        return [
+            f"{self.framework} {self.framework_version}, schemarouter {self.schemarouter_version}: "
+            f"{self.discovered_tool_count} tools discovered, at most {self.shortlisted_tool_count_max} offered",
+            f"schema bytes: {self.full_schema_bytes} full catalog vs {self.filtered_schema_bytes_mean:g} "
+            "offered (mean; bytes, not tokens)",
+            f"required-tool recall {self.required_tool_recall:.3f}, unsupported-query rejection "
+            f"{self.unsupported_query_rejection:.3f}, shortlist task success {self.shortlist_task_success:.3f}",
+            f"routing latency p50 {latency.p50_ms:g} ms, p95 {latency.p95_ms:g} ms, max {latency.max_ms:g} ms",
+            f"approvals {kept(self.approval_preserved)}, input guardrail {kept(self.input_guardrail_preserved)}, "
+            f"output guardrail {kept(self.output_guardrail_preserved)}; tool-body calls {self.tool_body_calls}; "
+            f"schemas identical {self.schema_fidelity_identical}/{self.schema_fidelity_checked}",
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
