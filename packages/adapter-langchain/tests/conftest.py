@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +10,7 @@ import pytest
 from langchain_core.tools import BaseTool, tool
 
 from schemarouter import McpSource, SchemaRouter, Visibility
-from schemarouter_conformance import read_call_log, stdio_command
+from schemarouter_conformance import http_fixture_server, read_call_log, stdio_command
 from schemarouter_langchain import catalog_from_tools
 
 SOURCE = "fixture"
@@ -46,39 +42,8 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     """The fixture server over streamable HTTP on 127.0.0.1, with its call log."""
     workdir = tmp_path_factory.mktemp("http")
     log = workdir / "calls.jsonl"
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "schemarouter_conformance.fixture_server",
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-            "--call-log",
-            str(log),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    pytest.fail("the HTTP fixture server did not start")
-                time.sleep(0.1)
+    with http_fixture_server(log, workdir / "server.log") as url:
         yield url, log
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 class Bodies:

@@ -31,7 +31,7 @@ from schemarouter import (
     ainvoke_selective,
     execute_selective_plan,
 )
-from schemarouter_conformance import read_call_log, stdio_command
+from schemarouter_conformance import free_port, read_call_log, stdio_command
 
 pytestmark = pytest.mark.slow
 
@@ -39,16 +39,10 @@ EXECUTION_SERVER = Path(__file__).parent / "servers" / "execution_server.py"
 TRANSPORTS = ["stdio", "http"]
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def _http_process(argv: list[str]) -> Iterator[str]:
     """Run an MCP server over streamable HTTP on a free loopback port; yield its URL."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [*argv, "--transport", "http", "--port", str(port)],
         stdout=subprocess.DEVNULL,

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ from schemarouter import (
     ainvoke_selective,
     execute_selective_plan,
 )
-from schemarouter_conformance import read_call_log, stdio_command
+from schemarouter_conformance import http_fixture_server, read_call_log, stdio_command
 
 pytestmark = pytest.mark.slow
 
@@ -41,33 +39,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _start_http_fixture(call_log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    command, args = stdio_command(call_log)
-    proc = subprocess.Popen(
-        [command, *args, "--transport", "http", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"fixture server exited with code {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, f"http://127.0.0.1:{port}/mcp"
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("fixture server did not start listening")
 
 
 @dataclass(frozen=True)
@@ -89,24 +60,17 @@ class Served:
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    call_log = tmp_path_factory.mktemp(f"refusals-{request.param}") / "calls.jsonl"
-    proc: subprocess.Popen[bytes] | None = None
-    if request.param == "http":
-        proc, url = _start_http_fixture(call_log)
-        source = McpSource.http(url, name="fixture", timeout=20)
-    else:
-        command, args = stdio_command(call_log)
-        source = McpSource.stdio(command, args, name="fixture", timeout=20)
-    try:
+    workdir = tmp_path_factory.mktemp(f"refusals-{request.param}")
+    call_log = workdir / "calls.jsonl"
+    with ExitStack() as stack:
+        if request.param == "http":
+            url = stack.enter_context(http_fixture_server(call_log, workdir / "server.log"))
+            source = McpSource.http(url, name="fixture", timeout=20)
+        else:
+            command, args = stdio_command(call_log)
+            source = McpSource.stdio(command, args, name="fixture", timeout=20)
         catalog = asyncio.run(source.load())
         yield Served(request.param, source, catalog, call_log)
-    finally:
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def assert_refused(
