@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
@@ -10,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter import EvidenceReport, LatencySummary, missing_evidence_fields
+from schemarouter import missing_evidence_fields
+from schemarouter.testing import passing_evidence_report
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_openai_agents.validate import ARTIFACT_NAME, failed_checks
 
@@ -48,47 +48,12 @@ def test_validation_command_writes_a_passing_artifact(tmp_path: Path) -> None:
     assert data["filtered_schema_bytes_mean"] < data["full_schema_bytes"]
 
 
-def _report(**changes: object) -> EvidenceReport:
-    base = EvidenceReport(
-        adapter="schemarouter-openai-agents",
-        framework="openai-agents",
-        framework_version="0",
-        schemarouter_version="0",
-        discovered_tool_count=1,
-        shortlisted_tool_count_max=1,
-        full_schema_bytes=10,
-        filtered_schema_bytes_mean=5.0,
-        required_tool_recall=1.0,
-        unsupported_query_rejection=1.0,
-        shortlist_task_success=1.0,
-        routing_latency=LatencySummary.of([0.1]),
-        schema_fidelity_checked=1,
-        schema_fidelity_identical=1,
-        approval_preserved=True,
-        input_guardrail_preserved=True,
-        output_guardrail_preserved=True,
-        tool_body_calls=0,
-        cases=(),
-    )
-    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    ("changes", "needle"),
-    [
-        ({"required_tool_recall": 0.5}, "recall"),
-        ({"unsupported_query_rejection": 0.75}, "rejection"),
-        ({"tool_body_calls": 1}, "tool-body"),
-        ({"approval_preserved": False}, "approvals"),
-        ({"output_guardrail_preserved": False}, "guardrails"),
-        ({"schema_fidelity_identical": 0}, "schema"),
-    ],
-)
-def test_failed_checks_name_each_problem(changes: dict[str, object], needle: str) -> None:
-    problems = failed_checks(_report(**changes))
-    assert len(problems) == 1
-    assert needle in problems[0]
-
-
 def test_a_clean_report_passes() -> None:
-    assert failed_checks(_report()) == []
+    assert failed_checks(passing_evidence_report()) == []
+
+
+def test_a_shortfall_fails_with_the_core_bar() -> None:
+    """The bar itself (`EvidenceReport.failures()`) is tested in core; here, that it is applied."""
+    report = passing_evidence_report(tool_body_calls=1, schema_fidelity_identical=0)
+    assert failed_checks(report) == report.failures()
+    assert len(failed_checks(report)) == 2

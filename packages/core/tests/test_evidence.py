@@ -1,39 +1,44 @@
-"""`EvidenceReport.summary()`: what the validation commands print about a report."""
+"""`EvidenceReport`: the acceptance bar (`failures()`) and what the validation commands print
+(`summary()`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import pytest
 
-from schemarouter import EvidenceReport, LatencySummary
+from schemarouter import LatencySummary
+from schemarouter.testing import passing_evidence_report as report
 
 
-def report(**changes: object) -> EvidenceReport:
-    base = EvidenceReport(
-        adapter="schemarouter-example",
-        framework="example-framework",
-        framework_version="1.2.3",
-        schemarouter_version="0.1.0",
-        discovered_tool_count=15,
-        shortlisted_tool_count_max=3,
-        full_schema_bytes=5000,
-        filtered_schema_bytes_mean=512.5,
-        required_tool_recall=1.0,
-        unsupported_query_rejection=1.0,
-        shortlist_task_success=1.0,
-        routing_latency=LatencySummary(0.12, 0.5, 0.75),
-        schema_fidelity_checked=3,
-        schema_fidelity_identical=3,
-        approval_preserved=True,
-        input_guardrail_preserved=True,
-        output_guardrail_preserved=True,
-        tool_body_calls=0,
-        cases=(),
-    )
-    return replace(base, **changes)  # type: ignore[arg-type]
+def test_a_passing_report_has_no_failures() -> None:
+    assert report().failures() == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "needle"),
+    [
+        ({"required_tool_recall": 0.83}, "recall"),
+        ({"unsupported_query_rejection": 0.75}, "rejection"),
+        ({"tool_body_calls": 1}, "tool-body calls must be 0"),
+        ({"approval_preserved": False}, "approval_preserved"),
+        ({"input_guardrail_preserved": False}, "input_guardrail_preserved"),
+        ({"output_guardrail_preserved": False}, "output_guardrail_preserved"),
+        ({"schema_fidelity_identical": 0}, "schema differs"),
+    ],
+)
+def test_each_shortfall_is_named_once(changes: dict[str, object], needle: str) -> None:
+    problems = report(**changes).failures()
+    assert len(problems) == 1
+    assert needle in problems[0]
 
 
 def test_summary_states_every_headline_number() -> None:
-    text = "\n".join(report().summary())
+    text = "\n".join(
+        report(
+            framework_version="1.2.3",
+            filtered_schema_bytes_mean=512.5,
+            routing_latency=LatencySummary(0.12, 0.5, 0.75),
+        ).summary()
+    )
     for needle in (
         "example-framework 1.2.3",
         "schemarouter 0.1.0",

@@ -8,6 +8,9 @@ or a turn with no request, offers no tool, and the failure is both returned and 
 
 `RaisingVisibility` is a `Visibility` whose `allow_set` always raises, for fail-closed tests.
 
+`passing_evidence_report(**changes)` is an `EvidenceReport` that meets the acceptance bar,
+with `changes` applied, for tests of code that judges or prints reports.
+
 Nothing here needs an agent framework, a model or the network.
 """
 
@@ -16,9 +19,10 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Collection, Hashable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
+from ._evidence import EvidenceReport, LatencySummary
 from ._results import AllowSet, AllowSetProvider
 from ._router import SchemaRouter
 from ._visibility import Visibility
@@ -35,6 +39,7 @@ __all__ = [
     "PendingApproval",
     "RaisingVisibility",
     "ScriptedCall",
+    "passing_evidence_report",
 ]
 
 logger = logging.getLogger("schemarouter.testing")
@@ -220,3 +225,32 @@ class RaisingVisibility(Visibility):
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         self.calls += 1
         raise self.error or RoutingError("the router failed on purpose (RaisingVisibility)")
+
+
+def passing_evidence_report(**changes: Any) -> EvidenceReport:
+    """An `EvidenceReport` that meets the acceptance bar (no cases), with `changes` applied.
+
+    `passing_evidence_report(tool_body_calls=1).failures()` names exactly that shortfall.
+    """
+    report = EvidenceReport(
+        adapter="schemarouter-example",
+        framework="example-framework",
+        framework_version="1.0.0",
+        schemarouter_version="0.1.0",
+        discovered_tool_count=15,
+        shortlisted_tool_count_max=3,
+        full_schema_bytes=5000,
+        filtered_schema_bytes_mean=500.0,
+        required_tool_recall=1.0,
+        unsupported_query_rejection=1.0,
+        shortlist_task_success=1.0,
+        routing_latency=LatencySummary(0.1, 0.5, 0.75),
+        schema_fidelity_checked=3,
+        schema_fidelity_identical=3,
+        approval_preserved=True,
+        input_guardrail_preserved=True,
+        output_guardrail_preserved=True,
+        tool_body_calls=0,
+        cases=(),
+    )
+    return replace(report, **changes)
