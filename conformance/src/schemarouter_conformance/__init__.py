@@ -1,8 +1,8 @@
 """SchemaRouter conformance suite: prove an adapter narrows visibility and keeps approvals and guardrails.
 
-Only the fixture server's module is imported eagerly, so that starting the server
-(`python -m schemarouter_conformance.fixture_server`) stays fast; everything else is
-imported on first use.
+Only the fixture server's module and the standard-library-only driver protocol are imported
+eagerly, so that starting the server (`python -m schemarouter_conformance.fixture_server`)
+stays fast; everything else is imported on first use.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+from . import _driver
+from ._driver import *  # noqa: F403  (the names in _driver.__all__, exported below)
 from ._fixture import (
     CALL_LOG_ENV,
     DESTRUCTIVE_TOOLS,
@@ -23,17 +25,6 @@ from ._fixture import (
 from ._scenarios import GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, UNSUPPORTED_QUERIES, SupportedCase
 
 if TYPE_CHECKING:
-    from ._driver import (
-        AdapterDriver,
-        CallOutcome,
-        CallReport,
-        DriverCapabilities,
-        FixtureSource,
-        OfferedTool,
-        OfferedTools,
-        RunRequest,
-        Scenario,
-    )
     from ._guard import STANDARD_TESTS, known_failure
     from ._harness import ConformanceRun, FixtureEndpoint
     from ._reference import ReferenceAgent, ReferenceDriver
@@ -50,20 +41,6 @@ if "pytest" in sys.modules:
     )
 
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "AdapterDriver",
-            "CallOutcome",
-            "CallReport",
-            "DriverCapabilities",
-            "FixtureSource",
-            "OfferedTool",
-            "OfferedTools",
-            "RunRequest",
-            "Scenario",
-        ),
-        "._driver",
-    ),
     "STANDARD_TESTS": "._guard",
     "known_failure": "._guard",
     "ConformanceRun": "._harness",
@@ -97,21 +74,12 @@ __all__ = [
     "SUPPORTED_CASES",
     "UNSUPPORTED_QUERIES",
     "AdapterConformanceSuite",
-    "AdapterDriver",
-    "CallOutcome",
-    "CallReport",
     "ConformanceRun",
     "ConformanceSetupError",
-    "DriverCapabilities",
     "FixtureEndpoint",
     "FixtureServerError",
-    "FixtureSource",
-    "OfferedTool",
-    "OfferedTools",
     "ReferenceAgent",
     "ReferenceDriver",
-    "RunRequest",
-    "Scenario",
     "SupportedCase",
     "__version__",
     "build_server",
@@ -121,3 +89,4 @@ __all__ = [
     "read_call_log",
     "stdio_command",
 ]
+__all__ += _driver.__all__

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from schemarouter import AllowSetProvider
+if TYPE_CHECKING:  # the package imports this module eagerly; it must not pull in schemarouter
+    from schemarouter import AllowSetProvider
 
 __all__ = [
     "AdapterDriver",
