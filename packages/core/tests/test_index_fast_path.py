@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 
@@ -112,3 +113,36 @@ def test_the_gate_stopping_early_reports_what_a_full_pass_would(seed: int) -> No
         assert fast.candidates == full.candidates
         assert list(fast.dropped) == expected
         assert (fast.reason, fast.no_route, fast.matched) == (full.reason, full.no_route, full.matched)
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_unexplained_gate_decides_exactly_as_the_explained_one(seed: int) -> None:
+    """`explain=False` (what Visibility uses) only leaves out signals: scores, reasons and order agree."""
+    index = LexicalIndex(random_catalog(seed, 150))
+    for query in random_queries(seed, 60):
+        explained = gate(index, query, 5)
+        bare = gate(index, query, 5, explain=False)
+        assert all(not c.signals for c in (*bare.candidates, *bare.dropped))
+        strip = [replace(c, signals=()) for c in (*explained.candidates, *explained.dropped)]
+        assert [*bare.candidates, *bare.dropped] == strip
+        assert (bare.reason, bare.no_route, bare.matched) == (
+            explained.reason,
+            explained.no_route,
+            explained.matched,
+        )
+
+
+def test_identifier_score_is_the_evidence_of_identifier_hits_in_the_signals() -> None:
+    """`Candidate.identifier_score` agrees with the identifier-field signals it is built from."""
+    index = LexicalIndex(random_catalog(12, 150))
+    checked = 0
+    for query in random_queries(12, 80):
+        for cand in gate(index, query, 5).candidates:
+            per_term: dict[str, float] = {}
+            for signal in cand.signals:
+                if signal.field in ("name", "title"):
+                    per_term[signal.term] = signal.weight
+            expected = 1.0 - math.exp(-sum(per_term.values()))
+            assert cand.identifier_score == pytest.approx(expected, abs=1e-5)
+            checked += 1
+    assert checked > 50

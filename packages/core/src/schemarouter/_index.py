@@ -15,12 +15,14 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
-from ._ranking import TermPlan, merged, rank
+from ._ranking import DocArray, TermPlan, WeightArray, as_lists, merged, postings_of, rank
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
@@ -184,7 +186,7 @@ class LexicalIndex:
             self._doc_fields.append(fields_hit)
         self._idf: dict[str, float] = {}
         # term -> (tools, their BM25F weights): a query only multiplies and adds
-        self._postings: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
+        self._postings: dict[str, tuple[DocArray, WeightArray]] = {}
         max_idf = math.log(1.0 + (n_docs - 0.5) / 1.5)
         self._max_idf = max(max_idf, 1e-9)
         for term in sorted(raw_docs):
@@ -192,18 +194,16 @@ class LexicalIndex:
             df = len(docs)
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             self._idf[term] = idf
-            self._postings[term] = (
-                tuple(docs),
-                tuple([idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]),
+            self._postings[term] = postings_of(
+                docs, [idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]
             )
         routes = sorted(range(len(self._caps)), key=lambda d: self._caps[d].route)
-        self._route_rank: list[int] = [0] * len(self._caps)
-        for position, doc in enumerate(routes):
-            self._route_rank[doc] = position
+        self._route_rank: DocArray = np.zeros(len(self._caps), dtype=np.intp)
+        self._route_rank[routes] = np.arange(len(routes), dtype=np.intp)
         self._surface_words = frozenset(surface_vocabulary)
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
-        self._merged: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
+        self._merged: dict[str, tuple[DocArray, WeightArray]] = {}
         self._merged_size = 0
 
     # -- query side -----------------------------------------------------------------------------
@@ -304,7 +304,7 @@ class LexicalIndex:
                 match = qt.matches[0]
                 quality = match.quality * scale
                 on_name, elsewhere = weights[0]
-                for doc, weight in zip(*postings[match.term], strict=True):
+                for doc, weight in zip(*as_lists(*postings[match.term]), strict=True):
                     scores[doc] += weight * quality
                     named = doc_fields[doc][match.term] & _IDENTIFIER_MASK
                     gained = on_name if named else elsewhere
@@ -315,7 +315,7 @@ class LexicalIndex:
                 best_support: dict[int, float] = {}
                 for match, (on_name, elsewhere) in zip(qt.matches, weights, strict=True):
                     quality = match.quality * scale
-                    for doc, weight in zip(*postings[match.term], strict=True):
+                    for doc, weight in zip(*as_lists(*postings[match.term]), strict=True):
                         value = weight * quality
                         if value > best.get(doc, 0.0):
                             best[doc] = value
@@ -365,28 +365,47 @@ class LexicalIndex:
         self, doc: int, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
     ) -> float:
         """One tool's gate evidence (the second half of `accumulate`), by lookup."""
+        return self.evidence_of(doc, terms, evidence)[0]
+
+    def evidence_of(
+        self, doc: int, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
+    ) -> tuple[float, float]:
+        """One tool's gate evidence, and the part of it that names the tool, by lookup.
+
+        The first is `support`; the second sums, over query terms whose first match in
+        `doc_hits` order lands on an identifier field, that match's identifier evidence.
+        """
         fields = self._doc_fields[doc]
         total = 0.0
+        identifier = 0.0
         for qt, weights in zip(terms, evidence, strict=True):
             matches = qt.matches
             if len(matches) == 1:
                 mask = fields.get(matches[0].term)
                 if mask is not None:
                     on_name, elsewhere = weights[0]
-                    gained = on_name if mask & _IDENTIFIER_MASK else elsewhere
-                    if gained:
-                        total += gained
+                    if mask & _IDENTIFIER_MASK:
+                        total += on_name
+                        identifier += on_name
+                    elif elsewhere:
+                        total += elsewhere
             elif matches:
                 best = 0.0
+                first = True
                 for match, (on_name, elsewhere) in zip(matches, weights, strict=True):
                     mask = fields.get(match.term)
                     if mask is not None:
-                        gained = on_name if mask & _IDENTIFIER_MASK else elsewhere
+                        named = mask & _IDENTIFIER_MASK
+                        if first:
+                            first = False
+                            if named:
+                                identifier += on_name
+                        gained = on_name if named else elsewhere
                         if gained > best:
                             best = gained
                 if best > 0.0:
                     total += best
-        return total
+        return total, identifier
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[QueryTerm, TermMatch, int]]:
         """For one tool: each query term's best match in it, with the bitmask of fields hit."""

@@ -75,25 +75,22 @@ def _match_evidence(
     return out
 
 
-def _explain(
+def _signals(
     index: LexicalIndex,
     doc: int,
     terms: tuple[QueryTerm, ...],
     evidence: list[list[tuple[float, float]]],
-) -> tuple[float, tuple[Signal, ...]]:
-    """Identifier evidence of one tool (unbounded), and the signals behind its score."""
-    identifier = 0.0
+) -> tuple[Signal, ...]:
+    """The signals behind one tool's score: which query word hit which field, with what evidence."""
     signals: list[Signal] = []
     position = {id(qt): i for i, qt in enumerate(terms)}
     for qt, match, mask in index.doc_hits(doc, terms):
         on_name, elsewhere = evidence[position[id(qt)]][qt.matches.index(match)]
-        named = bool(mask & _IDENTIFIER_MASK)
-        if named:
-            identifier += on_name
+        weight = round(on_name if mask & _IDENTIFIER_MASK else elsewhere, 6)
         for name in FIELDS:
             if mask & _FIELD_BIT[name]:
-                signals.append(Signal(qt.surface, name, round(on_name if named else elsewhere, 6)))
-    return identifier, tuple(signals)
+                signals.append(Signal(qt.surface, name, weight))
+    return tuple(signals)
 
 
 def gate(
@@ -104,11 +101,14 @@ def gate(
     preferred_route: str | None = None,
     settings: GateSettings = DEFAULT_GATE,
     hidden: Mapping[int, str] | None = None,
+    explain: bool = True,
 ) -> Retrieval:
     """Rank `query` over `index`, keep at most `k` tools that pass the gate and the policy.
 
     `hidden` maps tools (by position) that static rules hide to the rule's reason: they
-    are reported as dropped with that reason and do not use up `k`.
+    are reported as dropped with that reason and do not use up `k`. With `explain=False`
+    candidates carry no `signals` (scores, reasons and decisions are the same): for callers
+    such as `Visibility` that report decisions, not the evidence behind them.
     """
     terms = index.query_terms(query)
     evidence = _match_evidence(index, terms, settings)
@@ -130,24 +130,14 @@ def gate(
             break  # nothing further can be kept or reported
         if doc in hidden:
             hidden_left -= 1
-        total = index.support(doc, terms, evidence)
+        total, identifier = index.evidence_of(doc, terms, evidence)
         score = _bounded(total)
-        explained: tuple[float, tuple[Signal, ...]] | None = None
         if doc in hidden:
             reason = hidden[doc]
         elif doc == preferred_doc:
             reason = "preferred_route"
-        elif total < evidence_floor:
-            identifier = 0.0
-            if total >= identifier_floor:
-                explained = _explain(index, doc, terms, evidence)
-                identifier = explained[0]
-            if identifier < identifier_floor:
-                reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
-            elif score < min_score:
-                reason = "below_min_score"
-            else:
-                reason = "routed"
+        elif total < evidence_floor and identifier < identifier_floor:
+            reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
         elif score < min_score:
             reason = "below_min_score"
         else:
@@ -159,7 +149,6 @@ def gate(
             refused += 1
             if len(dropped) >= settings.reported_dropped and doc not in hidden:
                 continue
-        identifier, signals = explained or _explain(index, doc, terms, evidence)
         cap = caps[doc]
         candidate = Candidate(
             route=cap.route,
@@ -167,7 +156,7 @@ def gate(
             source=cap.source,
             score=round(score, 6),
             identifier_score=round(_bounded(identifier), 6),
-            signals=signals,
+            signals=_signals(index, doc, terms, evidence) if explain else (),
             kept=keep,
             reason=reason,
             rank_score=round(rank_score, 6),

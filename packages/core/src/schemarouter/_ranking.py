@@ -3,18 +3,34 @@
 A query term contributes to a tool the BM25F weight of its best match there times the
 match quality (precomputed weight x quality scaled by the word's specificity); a tool's
 score is the sum over query terms, added in query order, so it is the same float however
-often it is computed. Only the postings of the query's terms are read. The best `depth`
-tools are selected by score (ties by route) without sorting every matched tool.
+often it is computed. Only the postings of the query's terms are read, one vectorised
+add per term into a score array the size of the catalog; the best `depth` tools are
+selected by score (ties by route) without sorting every matched tool.
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping, Sequence
 
-__all__ = ["Postings", "TermPlan", "merged", "rank", "scores"]
+import numpy as np
+from numpy.typing import NDArray
 
-TermPlan = tuple[tuple[int, ...], tuple[float, ...], float]
+__all__ = [
+    "DocArray",
+    "Postings",
+    "TermPlan",
+    "WeightArray",
+    "as_lists",
+    "merged",
+    "postings_of",
+    "rank",
+    "scores",
+]
+
+DocArray = NDArray[np.intp]
+WeightArray = NDArray[np.float64]
+
+TermPlan = tuple[DocArray, WeightArray, float]
 """A query term as ranking reads it: tools, their weights, and the factor every weight gets.
 
 A word matching one indexed term reads that term's postings with the match quality as the
@@ -22,61 +38,72 @@ factor; a word matching several (prefix or compound expansions) reads its merged
 per tool the best weight x quality, factor 1.0 (exact: `x * 1.0 == x`).
 """
 
-Postings = Mapping[str, tuple[tuple[int, ...], tuple[float, ...]]]
-"""Indexed term -> (tools, BM25F weights), in tool order."""
+Postings = Mapping[str, tuple[DocArray, WeightArray]]
+"""Indexed term -> (tools, BM25F weights), in tool order; each tool at most once per term."""
 
 
-def merged(
-    postings: Postings, matches: Sequence[tuple[str, float]]
-) -> tuple[tuple[int, ...], tuple[float, ...]]:
+def postings_of(docs: Sequence[int], weights: Sequence[float]) -> tuple[DocArray, WeightArray]:
+    """One posting list as the arrays ranking reads."""
+    return np.array(docs, dtype=np.intp), np.array(weights, dtype=np.float64)
+
+
+def as_lists(docs: DocArray, weights: WeightArray) -> tuple[list[int], list[float]]:
+    """One posting list as Python lists (for the scalar paths: merging, the reference accumulation)."""
+    doc_list: list[int] = docs.tolist()
+    weight_list: list[float] = weights.tolist()
+    return doc_list, weight_list
+
+
+def merged(postings: Postings, matches: Sequence[tuple[str, float]]) -> tuple[DocArray, WeightArray]:
     """Per tool, the best weight x quality over `matches` (tools where it is 0 are left out)."""
     best: dict[int, float] = {}
     get = best.get
     for term, quality in matches:
-        docs, weights = postings[term]
-        for doc, weight in zip(docs, weights, strict=True):
+        for doc, weight in zip(*as_lists(*postings[term]), strict=True):
             value = weight * quality
             if value > get(doc, 0.0):
                 best[doc] = value
-    return tuple(best), tuple(best.values())
+    return postings_of(list(best), list(best.values()))
 
 
-def scores(plans: Sequence[TermPlan]) -> dict[int, float]:
-    """BM25F score of every tool any term matches (a term of zero weight still counts as matched).
+def scores(plans: Sequence[TermPlan], size: int) -> tuple[WeightArray, NDArray[np.bool_]]:
+    """BM25F score of every tool, and which tools any term matched (a zero-weight match counts).
 
-    Scores are added in query-term order, so a tool's score is the same float on every call.
+    Scores are added in query-term order, so a tool's score is the same float on every call
+    (and the same float a scalar loop adding `weight * factor` in that order gives).
     """
-    out: dict[int, float] = {}
-    get = out.get
+    total = np.zeros(size, dtype=np.float64)
+    hit = np.zeros(size, dtype=np.bool_)
     for docs, weights, factor in plans:
-        for doc, weight in zip(docs, weights, strict=True):
-            out[doc] = get(doc, 0.0) + weight * factor
-    return out
-
-
-def top(scored: Mapping[int, float], depth: int, route_rank: Sequence[int]) -> list[tuple[int, float]]:
-    """The `depth` best (tool, score) pairs by (-score, route); `route_rank` orders tools by route."""
-
-    def key(item: tuple[int, float]) -> tuple[float, int]:
-        return (-item[1], route_rank[item[0]])
-
-    if len(scored) > depth:
-        cutoff = heapq.nlargest(depth, scored.values())[-1]
-        scored = {doc: value for doc, value in scored.items() if value >= cutoff}
-    return sorted(scored.items(), key=key)[:depth]
+        total[docs] += weights if factor == 1.0 else weights * factor
+        hit[docs] = True
+    return total, hit
 
 
 def rank(
-    route_rank: Sequence[int],
+    route_rank: DocArray,
     plans: Sequence[TermPlan],
     depth: int,
     preferred: int | None = None,
 ) -> tuple[list[tuple[int, float]], int]:
-    """The best `depth` (tool, score) pairs, and how many tools matched any term.
+    """The best `depth` (tool, score) pairs by (-score, route), and how many tools matched any term.
 
-    `preferred` (a tool position) competes even when no term matches it, with score 0.
+    `route_rank[tool]` is the tool's position in route order (the tie-break). `preferred`
+    (a tool position) competes even when no term matches it, with score 0.
     """
-    scored = scores(plans)
-    if preferred is not None and preferred not in scored:
-        scored[preferred] = 0.0
-    return top(scored, depth, route_rank), len(scored)
+    total, hit = scores(plans, len(route_rank))
+    if preferred is not None:
+        hit[preferred] = True
+    matched_docs = np.flatnonzero(hit)
+    matched = int(matched_docs.size)
+    if matched == 0 or depth < 1:
+        return [], matched
+    values = total[matched_docs]
+    if matched > depth:
+        # Keep every tool scoring at least the depth-th best, so ties at the cutoff are ordered by route.
+        cutoff = np.partition(values, matched - depth)[matched - depth]
+        keep = values >= cutoff
+        matched_docs, values = matched_docs[keep], values[keep]
+    order = np.lexsort((route_rank[matched_docs], -values))[:depth]
+    best = matched_docs[order]
+    return list(zip(best.tolist(), total[best].tolist(), strict=True)), matched

@@ -102,7 +102,7 @@ class Visibility:
 
     def _retrieve(self, query: str, rules: _Rules) -> Retrieval:
         if rules.index is not None and rules.index.catalog is rules.catalog:
-            return gate(rules.index, query, self.k, self.abstention, hidden=rules.hidden)
+            return gate(rules.index, query, self.k, self.abstention, hidden=rules.hidden, explain=False)
         # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
         depth = min(self.k + len(rules.hidden_routes), max(len(rules.catalog), 1))
         return self.router.retrieve(query, max(depth, self.k), policy=self.abstention)
