@@ -14,11 +14,14 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 
+import schemarouter
 from schemarouter import AllowSet, Visibility
 from schemarouter_pydantic_ai import (
     LOGGER_NAME,
+    AdapterSetupError,
     HiddenToolCallError,
     PydanticAIRouter,
+    RouteRequest,
     RoutingRequest,
     RoutingUnavailableError,
 )
@@ -243,15 +246,37 @@ async def test_call_tool_refuses_a_hidden_tool_directly(
 
 
 @pytest.mark.parametrize(
-    "deps", [None, {"principal": "u1"}, 42, RoutingRequest], ids=["none", "no-query", "int", "cls"]
+    ("deps", "cause"),
+    [
+        (None, "missing_request"),
+        ({"principal": "u1"}, "missing_request"),
+        (42, "missing_request"),
+        ({"query": 42}, "request_error"),
+        ({"query": "q", "principal": ["not", "hashable"]}, "request_error"),
+        (RoutingRequest, "request_error"),
+    ],
+    ids=["none", "no-query", "int", "int-query", "unhashable-principal", "cls"],
 )
-async def test_missing_request_hides_routed_tools_and_warns(
-    visibility: Visibility, caplog: pytest.LogCaptureFixture, deps: object
+async def test_no_usable_request_hides_routed_tools_and_warns(
+    visibility: Visibility, caplog: pytest.LogCaptureFixture, deps: object, cause: str
 ) -> None:
     router = PydanticAIRouter(visibility)
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
         assert await offered(agent_with(router.toolset(local_tools())), deps) == []
-    assert any(r.name == LOGGER_NAME and "missing_request" in r.getMessage() for r in caplog.records)
+    assert any(r.name == LOGGER_NAME and cause in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("returned", [42, ("q", "p", "extra"), (42, None), ("q", ["unhashable"])])
+async def test_request_from_returning_a_non_request_is_a_setup_error(
+    visibility: Visibility, returned: object
+) -> None:
+    router = PydanticAIRouter(visibility, request_from=lambda ctx: returned)  # type: ignore[arg-type, return-value]
+    with pytest.raises(AdapterSetupError, match="request_from returned an unusable request"):
+        await offered(agent_with(router.toolset(local_tools())), None)
+
+
+def test_routing_request_is_the_core_request_type() -> None:
+    assert RoutingRequest is RouteRequest is schemarouter.RouteRequest
 
 
 async def test_raising_router_hides_routed_tools_and_warns(caplog: pytest.LogCaptureFixture) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ._capability import RoutedTools
 from ._mirror import catalog_from_function_toolset, catalog_from_mcp_toolset, catalog_from_tool_defs
-from ._request import RequestFrom, RoutingRequest, default_request_from
+from ._request import RequestFrom, RouteRequest, RoutingRequest, default_request_from
 from ._router import LOGGER_NAME, CatalogName, PydanticAIRouter
 from ._search import RoutedToolSearch
 from ._toolset import RoutedToolset, listed_catalog_name
@@ -30,6 +30,7 @@ __all__ = [
     "RoutedToolSearch",
     "RoutedTools",
     "RoutedToolset",
+    "RouteRequest",
     "RoutingRequest",
     "RoutingUnavailableError",
     "__version__",

@@ -14,7 +14,7 @@ from pydantic_ai.toolsets import AbstractToolset
 
 from schemarouter import AllowSet, AllowSetProvider
 
-from ._request import RequestFrom, RoutingRequest, default_request_from, normalize_request
+from ._request import RequestFrom, RouteRequest, default_request_from, normalize_request
 from .errors import AdapterSetupError, RoutingUnavailableError
 
 if TYPE_CHECKING:
@@ -77,8 +77,12 @@ class PydanticAIRouter:
 
     # -- the allow-set for a run -----------------------------------------------------------------
 
-    def request(self, ctx: RunContext[Any]) -> RoutingRequest | None:
-        """The routing request of this run, or None. Raises what `request_from` raises."""
+    def request(self, ctx: RunContext[Any]) -> RouteRequest | None:
+        """The routing request of this run, or None.
+
+        Raises what `request_from` raises, and `AdapterSetupError` when it returns something
+        that is not a request (see `RequestFrom`).
+        """
         return normalize_request(self.request_from(ctx))
 
     def allow_set(self, ctx: RunContext[Any]) -> AllowSet | None:
@@ -115,7 +119,7 @@ class PydanticAIRouter:
                     self._cache.popitem(last=False)
         return allow
 
-    def _cache_key(self, ctx: RunContext[Any], request: RoutingRequest) -> _CacheKey | None:
+    def _cache_key(self, ctx: RunContext[Any], request: RouteRequest) -> _CacheKey | None:
         version = _catalog_version(self.visibility)
         if ctx.run_id is None or version is None:
             return None

@@ -22,7 +22,7 @@ __all__ = ["AdapterSetupError", "HiddenToolCallError", "RoutingUnavailableError"
 
 
 class AdapterSetupError(UserError):
-    """The adapter was used wrongly (bad argument, wrong toolset kind)."""
+    """The adapter was used wrongly (bad argument, wrong toolset kind, a non-request from `request_from`)."""
 
 
 class HiddenToolCallError(PolicyViolationError):
