@@ -2,7 +2,12 @@
 
 Needs only Python >= 3.11 and pip. The first run creates `.venv` with every workspace
 member installed editable (uv is used as the installer, itself installed with pip);
-later runs reinstall only when a pyproject.toml changed.
+later runs reinstall only when a pyproject.toml changed. The clean environments of
+`core-only` and `wheel-check` are made with that same uv, from wheels built once per
+source state (`dist/`).
+
+Tests run on pytest-xdist workers (`-n auto`, one per core) unless the arguments choose
+otherwise (`-n 0` runs them in one process).
 """
 
 from __future__ import annotations
@@ -79,6 +84,18 @@ def _uv_install(uv: Path, venv_dir: Path, *specs: str | Path) -> None:
     _check(uv, "pip", "install", "--quiet", "--python", _bin(venv_dir, "python"), *specs)
 
 
+def _clean_venv(target: Path) -> Path:
+    """A new, empty venv at `target` (made by the dev venv's uv, no pip inside); returns that uv."""
+    uv = _make_venv(VENV)
+    shutil.rmtree(target, ignore_errors=True)
+    _check(uv, "venv", "--quiet", "--python", sys.executable, target)
+    return uv
+
+
+# What a clean test venv gets besides the wheels under test.
+TEST_TOOLS = ("pytest>=8.3", "pytest-asyncio>=1.0", "pytest-xdist>=3.6")
+
+
 def ensure_dev_env() -> Path:
     """Create or refresh `.venv`; returns its python."""
     stamp_src = b"".join((ROOT / m / "pyproject.toml").read_bytes() for m in [".", *MEMBERS])
@@ -96,8 +113,22 @@ def ensure_dev_env() -> Path:
     return python
 
 
+def _parallel_args(python: Path, args: list[str]) -> list[str]:
+    """`-n auto` (pytest-xdist, one worker per core) unless the arguments already decide,
+    a debugger is asked for, or xdist is not installed in that environment."""
+    for i, arg in enumerate(args):
+        if arg in ("-n", "--numprocesses", "--pdb", "--trace") or arg.startswith(("-n", "--numprocesses=")):
+            return []
+        if arg == "-pno:xdist" or (arg == "-p" and args[i + 1 : i + 2] == ["no:xdist"]):
+            return []
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('xdist') is None)"
+    if subprocess.call([str(python), "-c", probe]) != 0:
+        return []
+    return ["-n", os.environ.get("SCHEMAROUTER_TEST_WORKERS", "auto")]
+
+
 def _pytest(python: Path, args: list[str], cwd: Path = ROOT) -> int:
-    code = _run(python, "-m", "pytest", *args, cwd=cwd)
+    code = _run(python, "-m", "pytest", *_parallel_args(python, args), *args, cwd=cwd)
     if code == 5:
         print("pytest collected no tests: treated as a failure", flush=True)
         return 1
@@ -124,12 +155,32 @@ def cmd_lint(_args: list[str]) -> int:
     return max(codes)
 
 
+def _sources_digest() -> str:
+    """A digest of what goes into the wheels: each member's pyproject, README and src tree."""
+    digest = hashlib.sha256()
+    for member in MEMBERS:
+        base = ROOT / member
+        files = [base / "pyproject.toml", base / "README.md", *sorted((base / "src").rglob("*"))]
+        for path in files:
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def build_wheels(out: Path) -> list[Path]:
+    """Every member's wheel in `out`; reused when the sources have not changed since they were built."""
+    stamp_file = out / ".schemarouter-sources"
+    digest = _sources_digest()
+    wheels = sorted(out.glob("*.whl"))
+    if stamp_file.exists() and stamp_file.read_text() == digest and len(wheels) == len(MEMBERS):
+        print(f"+ reusing the wheels in {out} (sources unchanged)", flush=True)
+        return wheels
     uv = _make_venv(VENV)
     if out.exists():
         shutil.rmtree(out)
     for member in MEMBERS:
         _check(uv, "build", "--wheel", "--quiet", "--out-dir", out, ROOT / member)
+    stamp_file.write_text(digest)
     return sorted(out.glob("*.whl"))
 
 
@@ -145,10 +196,9 @@ def cmd_core_only(_args: list[str]) -> int:
     dist = ROOT / "dist"
     wheels = build_wheels(dist)
     target = ROOT / ".venv-core-only"
-    shutil.rmtree(target, ignore_errors=True)
-    uv = _make_venv(target)
+    uv = _clean_venv(target)
     core = [w for w in wheels if w.name.startswith(("schemarouter_core-", "schemarouter_conformance-"))]
-    _uv_install(uv, target, *core, "pytest>=8.3", "pytest-asyncio>=1.0")
+    _uv_install(uv, target, *core, *TEST_TOOLS)
     python = _bin(target, "python")
     probe = (
         "import importlib.util, sys;"
@@ -193,14 +243,13 @@ def cmd_wheel_check(args: list[str]) -> int:
             return 2
         package_dir, module, prefix, pins = ADAPTERS[name]
         target = ROOT / f".venv-wheel-{name}"
-        shutil.rmtree(target, ignore_errors=True)
-        uv = _make_venv(target)
+        uv = _clean_venv(target)
         picked = [
             w
             for w in wheels
             if w.name.startswith((prefix, "schemarouter_core-", "schemarouter_conformance-"))
         ]
-        _uv_install(uv, target, *picked, *pins, "pytest>=8.3", "pytest-asyncio>=1.0")
+        _uv_install(uv, target, *picked, *pins, *TEST_TOOLS)
         python = _bin(target, "python")
         code = _pytest(python, ["-p", "no:cacheprovider", "-q", package_dir])
         if code:
