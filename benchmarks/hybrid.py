@@ -1,9 +1,10 @@
 """Lexical vs semantic vs hybrid routing, side by side in one run.
 
-    python benchmarks/hybrid.py [--json] [--limit N] [--repeat N]
+    python benchmarks/hybrid.py [--json] [--limit N] [--repeat N] [--split dev] [--no-latency]
 
 Quality, on the vendored development data (`_datasets.py`; tuned on the `dev` half,
-reported on the `heldout` half):
+reported on the `heldout` half; `--split dev` reports the `dev` half instead, where the
+Task1 threshold is then applied to the half it was chosen on):
 - MetaTool single-tool routing: recall@5 of the ranking (is the gold tool among the five
   best-scored tools, whether or not the gate keeps them).
 - MetaTool Task1 abstention: false acceptance (unsupported queries that get a route) at 5%
@@ -36,7 +37,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _datasets import LabelledQuery, livemcpbench, metatool_catalog, metatool_single_tool, metatool_task1
+from _datasets import (
+    LabelledQuery,
+    Split,
+    livemcpbench,
+    metatool_catalog,
+    metatool_single_tool,
+    metatool_task1,
+)
 
 from schemarouter import Capability, Catalog, RetrievalAbstentionPolicy, SchemaRouter, Visibility
 from schemarouter._semantic import SemanticIndex, WordLlamaEncoder
@@ -198,7 +206,7 @@ def versions() -> dict[str, str]:
     return out
 
 
-def run(limit: int, repeat: int) -> dict[str, Any]:
+def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -> dict[str, Any]:
     encoder = WordLlamaEncoder().load()
     report: dict[str, Any] = {
         "versions": versions(),
@@ -207,11 +215,11 @@ def run(limit: int, repeat: int) -> dict[str, Any]:
     }
 
     meta = Modes(metatool_catalog(), encoder)
-    everything = metatool_single_tool("heldout")
+    everything = metatool_single_tool(split)
     # The file is grouped by tool: take an even stride so every tool is represented.
     routing = everything[:: max(1, len(everything) // limit)][:limit]
-    task_dev, task_heldout = metatool_task1("dev"), metatool_task1("heldout")
-    live_catalog, live_tasks = livemcpbench("heldout")
+    task_dev, task_heldout = metatool_task1("dev"), metatool_task1(split)
+    live_catalog, live_tasks = livemcpbench(split)
     live = Modes(live_catalog, encoder)
     quality: dict[str, dict[str, Any]] = {}
     for mode in MODES:
@@ -221,14 +229,17 @@ def run(limit: int, repeat: int) -> dict[str, Any]:
             "task1": abstention(meta, mode, task_dev, task_heldout),
         }
     report["quality"] = quality
+    report["split"] = split
     report["sizes"] = {
         "metatool_routing_queries": len(routing),
         "task1_dev": len(task_dev),
-        "task1_heldout": len(task_heldout),
+        f"task1_{split}": len(task_heldout),
         "livemcpbench_tasks": len(live_tasks),
     }
     speed_queries = [q.query for q in everything[:: max(1, len(everything) // 200)][:200]]
-    report["latency"] = [latency(size, speed_queries, encoder, repeat) for size in (1_000, 10_000)]
+    report["latency"] = (
+        [latency(size, speed_queries, encoder, repeat) for size in (1_000, 10_000)] if speed else []
+    )
     return report
 
 
@@ -236,14 +247,15 @@ def _print(report: dict[str, Any]) -> None:
     print("versions:", ", ".join(f"{k} {v}" for k, v in report["versions"].items()))
     load = report["model_load"]
     print(f"encoder: {report['encoder']}; cold import {load['import_s']:.2f} s + load {load['load_s']:.2f} s")
-    print("sizes:", report["sizes"])
+    print("sizes:", report["sizes"], "; reported on the", report["split"], "half")
     q = report["quality"]
+    half = report["split"]
     rows = [
-        ("MetaTool recall@5 (heldout)", lambda m: q[m]["metatool_recall@5"]),
-        ("LiveMCPBench gold recall@5 (heldout)", lambda m: q[m]["livemcpbench_recall@5"]),
-        ("Task1 over-rejection @ dev 5% (heldout)", lambda m: q[m]["task1"]["over_rejection"]),
-        ("Task1 false acceptance @ dev 5% (heldout)", lambda m: q[m]["task1"]["false_acceptance"]),
-        ("Task1 false acceptance @ heldout 5%", lambda m: q[m]["task1"]["heldout_false_acceptance_at_5"]),
+        (f"MetaTool recall@5 ({half})", lambda m: q[m]["metatool_recall@5"]),
+        (f"LiveMCPBench gold recall@5 ({half})", lambda m: q[m]["livemcpbench_recall@5"]),
+        (f"Task1 over-rejection @ dev 5% ({half})", lambda m: q[m]["task1"]["over_rejection"]),
+        (f"Task1 false acceptance @ dev 5% ({half})", lambda m: q[m]["task1"]["false_acceptance"]),
+        (f"Task1 false acceptance @ {half} 5%", lambda m: q[m]["task1"]["heldout_false_acceptance_at_5"]),
         ("Task1 over-rejection of the gate alone", lambda m: q[m]["task1"]["gate_only_over_rejection"]),
         ("Task1 over-rejection, default", lambda m: q[m]["task1"].get("default_over_rejection")),
         ("Task1 false acceptance, default", lambda m: q[m]["task1"].get("default_false_acceptance")),
@@ -265,10 +277,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--limit", type=int, default=3000, help="MetaTool routing queries (heldout) to score")
+    parser.add_argument("--limit", type=int, default=3000, help="MetaTool routing queries to score")
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per latency query")
+    parser.add_argument(
+        "--split", choices=("heldout", "dev"), default="heldout", help="half to report quality on"
+    )
+    parser.add_argument("--no-latency", action="store_true", help="quality only")
     args = parser.parse_args(argv)
-    report = run(args.limit, args.repeat)
+    report = run(args.limit, args.repeat, args.split, not args.no_latency)
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
     else:

@@ -127,6 +127,46 @@ def test_semantic_index_is_deterministic_and_normalised() -> None:
     assert float(np.max(np.abs(first))) <= 1.0 + 1e-5
 
 
+@needs_extra
+def test_similarities_over_row_blocks_equal_one_product(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large catalogs are scored in row blocks (BLAS stays on the calling thread): same numbers."""
+    import numpy as np
+
+    from schemarouter import _semantic
+
+    catalog = Catalog.from_specs(
+        "many",
+        [
+            ToolSpec(f"tool_{i}", f"Tool number {i} handles topic {i % 7} and item {i % 5}.")
+            for i in range(40)
+        ],
+    )
+    encoder = HashingEncoder()
+    whole = SemanticIndex(catalog, encoder)
+    monkeypatch.setattr(_semantic, "_BLOCK_ELEMENTS", 3 * encoder.dim)  # blocks of 3 rows
+    blocked = SemanticIndex(catalog, encoder)
+    assert blocked._block_rows == 3  # pyright: ignore[reportPrivateUsage]
+    for query in ("topic 3 item 4", "tool number 17", "nothing shared"):
+        raw = np.asarray(encoder.encode([query]), dtype=np.float32)[0]
+        unit = raw / max(float(np.sqrt(raw @ raw)), 1e-12)
+        expected = whole._vectors @ unit  # pyright: ignore[reportPrivateUsage]
+        assert np.array_equal(blocked.similarities(query), expected)
+        assert np.array_equal(whole.similarities(query), expected)
+
+
+@needs_extra
+def test_wordllama_single_request_encode_matches_the_batch_mean() -> None:
+    import numpy as np
+
+    encoder = WordLlamaEncoder().load()
+    model = encoder._model  # pyright: ignore[reportPrivateUsage]
+    for text in ("erase that document", "what is the weather in Paris tomorrow?", "x"):
+        ids = model.tokenizer.encode(text, add_special_tokens=False).ids
+        single = encoder.encode([text])
+        assert single.dtype == np.float32
+        assert np.array_equal(single[0], model.embedding[ids].mean(axis=0, dtype=np.float32))
+
+
 def test_tool_text_splits_identifiers_and_keeps_parameters() -> None:
     text = tool_text("getUserProfile", "User profile", "Reads a profile.", ("user_id",))
     assert text == "get user profile. User profile. Reads a profile.. user id"

@@ -26,17 +26,14 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from operator import itemgetter
+from typing import Protocol
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._catalog import Catalog
 from ._results import Candidate, Retrieval, Signal
 from ._semantic import SemanticIndex
 from .errors import UserError
-
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
 
 __all__ = ["SEMANTIC_FIELD", "HybridPolicy", "HybridRetriever", "LexicalRetriever"]
 
@@ -110,20 +107,20 @@ _REPORTED_DROPPED = 10
 """Refused tools reported with their reasons, best ranked first (`Retrieval.matched` counts all)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Scored:
-    route: str
-    rank: float
-    score: float
-    cosine: float
-    lexical: Candidate | None
+_Scored = tuple[float, str, float, float, Candidate | None]
+"""One competing tool: (-rank, route, score, cosine, its lexical candidate if any)."""
+
+_order = itemgetter(0, 1)
+"""Best rank first; ties broken by route (routes are unique)."""
 
 
 class HybridRetriever:
     """Same `retrieve` contract as the lexical index, over one catalog version.
 
     Deterministic: the same catalog, encoder, query and policy give the same candidates in
-    the same order (ties broken by route). Side-effect free.
+    the same order (ties broken by route). Side-effect free. Per request the semantic side
+    is one encode and one matrix-vector product; only the few tools that compete (the best
+    `depth` of each signal) are looked at one by one.
     """
 
     def __init__(
@@ -141,45 +138,49 @@ class HybridRetriever:
     def encoder_name(self) -> str:
         return self.semantic.encoder_name
 
-    def _semantic_top(self, sims: NDArray[np.float32], depth: int) -> list[int]:
+    def _score(self, query: str, k: int, preferred_route: str | None) -> list[_Scored]:
+        """The competing tools, best ranked first."""
         import numpy as np
 
-        size = int(sims.shape[0])
-        if depth >= size:
-            return list(range(size))
-        top: NDArray[np.intp] = np.argpartition(-sims, depth - 1)[:depth]
-        return [int(i) for i in top.tolist()]
-
-    def _score(self, query: str, k: int, preferred_route: str | None) -> list[_Scored]:
         hp = self.policy
         depth = max(k, hp.depth)
         # The lexical gate keeps up to k and reports its best refused tools: enough to fuse.
         lexical = self.lexical.retrieve(query, k, None, preferred_route)
+        reported = (*lexical.candidates, *lexical.dropped)
         # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
-        lex_top = heapq.nsmallest(
-            depth, (*lexical.candidates, *lexical.dropped), key=lambda c: (-c.rank_score, -c.score, c.route)
+        lex_top = (
+            heapq.nsmallest(depth, reported, key=lambda c: (-c.rank_score, -c.score, c.route))
+            if len(reported) > depth
+            else reported
         )
-        lex_by_route = {c.route: c for c in lex_top}
-        sims = self.semantic.similarities(query)
-        pool = set(lex_by_route)
-        pool.update(self.semantic.routes[i] for i in self._semantic_top(sims, depth))
-        if preferred_route is not None and preferred_route in self._caps:
-            pool.add(preferred_route)
         position = self.semantic.position
-        cosines = {route: round(float(sims[position[route]]), 6) for route in pool}
+        routes = self.semantic.routes
+        sims = self.semantic.similarities(query)
+        size = int(sims.shape[0])
+        lex_at = {position[c.route]: c for c in lex_top}
+        pool = dict.fromkeys(lex_at)
+        pool.update(
+            dict.fromkeys(np.argpartition(-sims, depth - 1)[:depth].tolist() if depth < size else range(size))
+        )
+        if preferred_route is not None and preferred_route in position:
+            pool[position[preferred_route]] = None
+        at = list(pool)
+        cosines = [round(c, 6) for c in sims[at].tolist()]
         best_rank = max((c.rank_score for c in lex_top), default=0.0)
         best_evidence = max((c.score for c in lex_top), default=0.0)
-        query_evidence = max(cosines.values(), default=0.0) + hp.lexical_weight * best_evidence
+        query_evidence = max(cosines, default=0.0) + hp.lexical_weight * best_evidence
         scored: list[_Scored] = []
-        for route in pool:
-            cosine = cosines[route]
-            lex = lex_by_route.get(route)
-            evidence = lex.score if lex is not None else 0.0
-            rank_rel = lex.rank_score / best_rank if lex is not None and best_rank > 0 else 0.0
-            rank = cosine + hp.rank_weight * rank_rel + hp.evidence_weight * evidence
-            score = (cosine + hp.lexical_weight * evidence + query_evidence) / 2
-            scored.append(_Scored(route, round(rank, 6), round(score, 6), cosine, lex))
-        scored.sort(key=lambda s: (-s.rank, s.route))
+        for i, cosine in zip(at, cosines, strict=True):
+            lex = lex_at.get(i)
+            if lex is None:
+                rank, score = cosine, round((cosine + query_evidence) / 2, 6)
+            else:
+                evidence = lex.score
+                rank_rel = lex.rank_score / best_rank if best_rank > 0 else 0.0
+                rank = round(cosine + hp.rank_weight * rank_rel + hp.evidence_weight * evidence, 6)
+                score = round((cosine + hp.lexical_weight * evidence + query_evidence) / 2, 6)
+            scored.append((-rank, routes[i], score, cosine, lex))
+        scored.sort(key=_order)
         return scored
 
     def retrieve(
@@ -194,39 +195,41 @@ class HybridRetriever:
         scored = self._score(query, k, preferred_route)
         kept: list[Candidate] = []
         dropped: list[Candidate] = []
-        for item in scored:
-            if item.route == preferred_route:
+        for neg_rank, route, score, cosine, lex in scored:
+            if len(kept) >= k and len(dropped) >= _REPORTED_DROPPED:
+                break  # nothing further can be kept or reported
+            cap = self._caps[route]
+            if route == preferred_route:
                 reason = "preferred_route"
             else:
-                reason = hp.evidence(item.cosine, item.lexical)
-                if reason != "weak_evidence" and item.score < hp.min_confidence:
+                reason = hp.evidence(cosine, lex)
+                if reason != "weak_evidence" and score < hp.min_confidence:
                     reason = "low_confidence"
-                elif reason != "weak_evidence" and item.score < min_score:
+                elif reason != "weak_evidence" and score < min_score:
                     reason = "below_min_score"
             passes = reason not in ("weak_evidence", "low_confidence", "below_min_score")
             keep = passes and len(kept) < k
             if not keep and len(dropped) >= _REPORTED_DROPPED:
                 continue
-            cap = self._caps[item.route]
-            lex = item.lexical
             cand = Candidate(
-                route=item.route,
+                route=cap.route,
                 name=cap.name,
                 source=cap.source,
-                score=item.score,
+                score=score,
                 identifier_score=lex.identifier_score if lex is not None else 0.0,
-                signals=(*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, item.cosine)),
+                signals=(*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, cosine)),
                 kept=keep,
                 reason=reason if keep or not passes else "beyond_k",
-                rank_score=item.rank,
+                rank_score=-neg_rank,
             )
             (kept if keep else dropped).append(cand)
+        matched = len(scored)
         if kept:
             reason = "routed"
-        elif not scored:
+        elif not matched:
             reason = "no_terms_matched"
         else:
             reason = "gate_refused_all"
         return Retrieval(
-            query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, reason, matched=len(scored)
+            query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, reason, matched=matched
         )
