@@ -1,7 +1,7 @@
 """The semantic scorer seam: a text encoder, and tool vectors built once per catalog version.
 
-Everything here that needs numpy imports it lazily, so `import schemarouter` stays
-model-free and numpy-free. The default encoder, `WordLlamaEncoder`, reads static word
+The encoder's packages are imported lazily, so `import schemarouter` stays model-free
+(numpy is a core dependency; wordllama is not). The default encoder, `WordLlamaEncoder`, reads static word
 embeddings shipped inside the `wordllama` wheel (`schemarouter-core[semantic]`): no
 hub download, no torch, CPU only.
 """
