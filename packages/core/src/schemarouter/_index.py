@@ -219,6 +219,11 @@ class LexicalIndex:
         """Position of the tool with this route, or None when the catalog has no such route."""
         return self._doc_by_route.get(route)
 
+    @property
+    def max_idf(self) -> float:
+        """The idf of a term found in one tool: the unit ranking scores are read in."""
+        return self._max_idf
+
     def rarity(self, term: str) -> float:
         """Rarity of an indexed term in [0, 1]: 1 for a term of one tool, near 0 for one in every tool."""
         idf = self._idf.get(term)
