@@ -67,6 +67,9 @@ class IndexSettings:
     """Credit for a match where one word is a prefix of the other (`dealer` / `dealership`)."""
     compound_quality: float = 0.7
     """Credit for a run-together query word matched through its parts (`carpark` -> `car`, `park`)."""
+    compound_min_specificity: float = 1.0
+    """A query word is split into run-together parts only when at least this specific (rare in
+    everyday English): `carpark` is, but `devastated` must not match `dev` and `state`."""
     min_prefix: int = 4
     """Shortest word that may match another word it is a prefix of."""
     specificity_focus: float = 0.5
@@ -257,7 +260,8 @@ class LexicalIndex:
                 if word[:end] in self._idf:
                     matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
                     break
-            if not matches:
+            if not matches and specificity(surface) >= settings.compound_min_specificity:
+                # A word of everyday English is a word in its own right, not a run-together name.
                 parts = segment(surface, self._surface_words) or segment(word, self._idf)
                 for part in dict.fromkeys(parts):
                     term = self._stemmer.stem(part)
