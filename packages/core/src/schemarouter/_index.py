@@ -278,11 +278,30 @@ class LexicalIndex:
             self._resolved[surface] = resolved
         return resolved
 
+    def _with_joined(self, tokens: list[str]) -> list[str]:
+        """`tokens`, each pair of adjacent words followed by the pair written as one word when the
+        catalog indexes that word ("non profit" -> `nonprofit`, "web site" -> `website`)."""
+        out: list[str] = []
+        terms = self._sorted_terms
+        previous = ""
+        for tok in tokens:
+            out.append(tok)
+            if previous and tok.isalpha():
+                joined = previous + tok
+                # A stem keeps the start of the word: skip the stemmer unless some term could match.
+                start = joined[: len(previous) + 1]
+                position = bisect_left(terms, start)
+                if position < len(terms) and terms[position].startswith(start):
+                    if self._stemmer.stem(joined) in self._idf:
+                        out.append(joined)
+            previous = tok if tok.isalpha() else ""
+        return out
+
     def query_terms(self, query: str) -> tuple[QueryTerm, ...]:
         """The query's distinct terms (stop-words removed), in order of first use."""
         seen: set[str] = set()
         out: list[QueryTerm] = []
-        for surface in text_tokens(query):
+        for surface in self._with_joined(text_tokens(query)):
             if surface in seen:
                 continue
             seen.add(surface)
