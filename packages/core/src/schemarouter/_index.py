@@ -206,6 +206,7 @@ class LexicalIndex:
         self._surface_words = frozenset(surface_vocabulary)
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
+        self._joined: dict[str, bool] = {}
         self._merged: dict[str, tuple[DocArray, WeightArray]] = {}
         self._merged_size = 0
 
@@ -283,17 +284,26 @@ class LexicalIndex:
         catalog indexes that word ("non profit" -> `nonprofit`, "web site" -> `website`)."""
         out: list[str] = []
         terms = self._sorted_terms
+        known = self._joined
         previous = ""
         for tok in tokens:
             out.append(tok)
             if previous and tok.isalpha():
                 joined = previous + tok
-                # A stem keeps the start of the word: skip the stemmer unless some term could match.
-                start = joined[: len(previous) + 1]
-                position = bisect_left(terms, start)
-                if position < len(terms) and terms[position].startswith(start):
-                    if self._stemmer.stem(joined) in self._idf:
-                        out.append(joined)
+                indexed = known.get(joined)
+                if indexed is None:
+                    # A stem keeps the start of the word: skip the stemmer unless some term could match.
+                    start = joined[: len(previous) + 1]
+                    position = bisect_left(terms, start)
+                    indexed = (
+                        position < len(terms)
+                        and terms[position].startswith(start)
+                        and self._stemmer.stem(joined) in self._idf
+                    )
+                    if len(known) < _RESOLVE_CACHE:
+                        known[joined] = indexed
+                if indexed:
+                    out.append(joined)
             previous = tok if tok.isalpha() else ""
         return out
 
