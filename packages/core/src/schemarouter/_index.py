@@ -67,6 +67,9 @@ class IndexSettings:
     """Credit for a match where one word is a prefix of the other (`dealer` / `dealership`)."""
     compound_quality: float = 0.7
     """Credit for a run-together query word matched through its parts (`carpark` -> `car`, `park`)."""
+    compound_min_specificity: float = 1.0
+    """A query word is split into run-together parts only when at least this specific (rare in
+    everyday English): `carpark` is, but `devastated` must not match `dev` and `state`."""
     min_prefix: int = 4
     """Shortest word that may match another word it is a prefix of."""
     specificity_focus: float = 0.5
@@ -203,6 +206,7 @@ class LexicalIndex:
         self._surface_words = frozenset(surface_vocabulary)
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
+        self._joined: dict[str, bool] = {}
         self._merged: dict[str, tuple[DocArray, WeightArray]] = {}
         self._merged_size = 0
 
@@ -218,6 +222,11 @@ class LexicalIndex:
     def doc_of(self, route: str) -> int | None:
         """Position of the tool with this route, or None when the catalog has no such route."""
         return self._doc_by_route.get(route)
+
+    @property
+    def max_idf(self) -> float:
+        """The idf of a term found in one tool: the unit ranking scores are read in."""
+        return self._max_idf
 
     def rarity(self, term: str) -> float:
         """Rarity of an indexed term in [0, 1]: 1 for a term of one tool, near 0 for one in every tool."""
@@ -252,7 +261,8 @@ class LexicalIndex:
                 if word[:end] in self._idf:
                     matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
                     break
-            if not matches:
+            if not matches and specificity(surface) >= settings.compound_min_specificity:
+                # A word of everyday English is a word in its own right, not a run-together name.
                 parts = segment(surface, self._surface_words) or segment(word, self._idf)
                 for part in dict.fromkeys(parts):
                     term = self._stemmer.stem(part)
@@ -269,11 +279,39 @@ class LexicalIndex:
             self._resolved[surface] = resolved
         return resolved
 
+    def _with_joined(self, tokens: list[str]) -> list[str]:
+        """`tokens`, each pair of adjacent words followed by the pair written as one word when the
+        catalog indexes that word ("non profit" -> `nonprofit`, "web site" -> `website`)."""
+        out: list[str] = []
+        terms = self._sorted_terms
+        known = self._joined
+        previous = ""
+        for tok in tokens:
+            out.append(tok)
+            if previous and tok.isalpha():
+                joined = previous + tok
+                indexed = known.get(joined)
+                if indexed is None:
+                    # A stem keeps the start of the word: skip the stemmer unless some term could match.
+                    start = joined[: len(previous) + 1]
+                    position = bisect_left(terms, start)
+                    indexed = (
+                        position < len(terms)
+                        and terms[position].startswith(start)
+                        and self._stemmer.stem(joined) in self._idf
+                    )
+                    if len(known) < _RESOLVE_CACHE:
+                        known[joined] = indexed
+                if indexed:
+                    out.append(joined)
+            previous = tok if tok.isalpha() else ""
+        return out
+
     def query_terms(self, query: str) -> tuple[QueryTerm, ...]:
         """The query's distinct terms (stop-words removed), in order of first use."""
         seen: set[str] = set()
         out: list[QueryTerm] = []
-        for surface in text_tokens(query):
+        for surface in self._with_joined(text_tokens(query)):
             if surface in seen:
                 continue
             seen.add(surface)

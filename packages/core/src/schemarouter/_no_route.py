@@ -7,6 +7,11 @@ the tool's identifiers (name, title) count fully; hits elsewhere count less. A t
 only when that evidence clears a floor: a specific word naming the tool, or several
 specific words of its description together. Stop-word or everyday-word overlap never
 clears it. The calibrated `RetrievalAbstentionPolicy.min_score` applies on top.
+
+A candidate's `score` (what `min_score` and calibration threshold) blends that evidence with
+the tool's BM25F ranking score, read in units of the catalog's highest term weight: evidence
+says which specific words the tool explains, the ranking score how strongly and in which
+fields, and a request that needs no tool tends to be weak on one of the two.
 """
 
 from __future__ import annotations
@@ -41,6 +46,9 @@ class GateSettings:
     """A tool whose identifier evidence reaches this is kept (the query names it)."""
     evidence_floor: float = 0.3
     """A tool whose total evidence reaches this is kept even without an identifier hit."""
+    rank_weight: float = 0.5
+    """Share of the routing score taken from the BM25F ranking score (per unit of the catalog's
+    highest term weight), geometric with the gate evidence; 0 = evidence alone."""
     min_depth: int = 32
     """Ranked tools examined at least (more when k is large)."""
     reported_dropped: int = 10
@@ -56,6 +64,13 @@ def _bounded(evidence: float) -> float:
 
 def _unbounded(score: float) -> float:
     return -math.log(1.0 - min(score, 0.999999))
+
+
+def _blend(total: float, rank_score: float, index: LexicalIndex, weight: float) -> float:
+    if weight <= 0.0 or total <= 0.0:
+        return total
+    ranked = rank_score / index.max_idf
+    return total ** (1.0 - weight) * ranked**weight
 
 
 def _match_evidence(
@@ -131,7 +146,7 @@ def gate(
         if doc in hidden:
             hidden_left -= 1
         total, identifier = index.evidence_of(doc, terms, evidence)
-        score = _bounded(total)
+        score = _bounded(_blend(total, rank_score, index, settings.rank_weight))
         if doc in hidden:
             reason = hidden[doc]
         elif doc == preferred_doc:

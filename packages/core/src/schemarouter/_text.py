@@ -208,7 +208,9 @@ STOP_WORDS = frozenset(
 )
 """Words that carry no routing evidence on their own (English function words and fillers)."""
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# A capital starts a new word before lower-case letters (`HTTPServer`), except a plural `s`
+# closing an acronym (`URLs`, `PDFs`, `METARs` stay one word).
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])(?![A-Z]s(?![a-z]))")
 _DIGIT_EDGE = re.compile(r"(?<=\D)(?=\d)|(?<=\d)(?=\D)")
 # A word is a run of letters/digits; a symbol is any single pictographic or other symbol.
 _PIECE = re.compile(r"[^\W_]+|[^\w\s]", re.UNICODE)
