@@ -26,7 +26,7 @@ from schemarouter._semantic import SemanticIndex, WordLlamaEncoder, semantic_ava
 from schemarouter._text import identifier_tokens, text_tokens
 
 pytestmark = pytest.mark.skipif(
-    not semantic_available(), reason="schemarouter-core[semantic] (wordllama, numpy) is not installed"
+    not semantic_available(), reason="schemarouter-core[semantic] (wordllama) is not installed"
 )
 
 

@@ -17,7 +17,7 @@ import pytest
 from schemarouter import SchemaRouter, semantic_available
 
 if not semantic_available():
-    pytest.skip("schemarouter-core[semantic] (wordllama, numpy) is not installed", allow_module_level=True)
+    pytest.skip("schemarouter-core[semantic] (wordllama) is not installed", allow_module_level=True)
 conformance = pytest.importorskip(
     "schemarouter_conformance", reason="the conformance package is not installed"
 )

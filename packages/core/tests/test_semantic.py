@@ -17,7 +17,7 @@ from schemarouter import Catalog, RoutingError, SchemaRouter, ToolSpec, UserErro
 from schemarouter._semantic import SemanticIndex, WordLlamaEncoder, semantic_available, tool_text
 
 needs_extra = pytest.mark.skipif(
-    not semantic_available(), reason="schemarouter-core[semantic] (wordllama, numpy) is not installed"
+    not semantic_available(), reason="schemarouter-core[semantic] (wordllama) is not installed"
 )
 
 CATALOG = Catalog.from_specs(

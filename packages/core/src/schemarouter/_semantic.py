@@ -106,7 +106,7 @@ class WordLlamaEncoder:
         with self._lock:
             if self._model is None:
                 if not semantic_available():
-                    raise UserError(f"the semantic scorer needs wordllama and numpy; {_EXTRA_HINT}")
+                    raise UserError(f"the semantic scorer needs wordllama; {_EXTRA_HINT}")
                 wordllama = _import_quietly("wordllama")
                 package_dir = Path(wordllama.__file__).parent
                 try:
