@@ -62,8 +62,11 @@ def test_rank_and_support_equal_the_exhaustive_accumulation(seed: int) -> None:
         ranked, matched = index.rank(terms, depth, preferred)
         assert ranked == expected[:depth]
         assert matched == len(scores)
+        totals, identifiers = index.evidence_arrays(terms, evidence)
         for doc in range(len(index)):
             assert index.support(doc, terms, evidence) == support.get(doc, 0.0)
+            # the vectorised evidence is the same float, tool by tool, as the per-tool lookup
+            assert (float(totals[doc]), float(identifiers[doc])) == index.evidence_of(doc, terms, evidence)
 
 
 def test_prefix_expansion_equals_a_scan_of_every_term() -> None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
@@ -164,6 +165,7 @@ class LexicalIndex:
         # term -> tools and their pseudo term frequencies, in tool order; tool -> term -> fields hit
         raw_docs: dict[str, list[int]] = {}
         raw_tf: dict[str, list[float]] = {}
+        raw_named: dict[str, list[bool]] = {}
         self._doc_fields: list[dict[str, int]] = []
         for doc, counts in enumerate(doc_counts):
             doc_lengths = lengths[doc]
@@ -179,17 +181,22 @@ class LexicalIndex:
                     pseudo_tf += weights[name] * tf / norms[name]
                     mask |= _FIELD_BIT[name]
                 fields_hit[term] = mask
+                named = bool(mask & _IDENTIFIER_MASK)
                 docs = raw_docs.get(term)
                 if docs is None:
                     raw_docs[term] = [doc]
                     raw_tf[term] = [pseudo_tf]
+                    raw_named[term] = [named]
                 else:
                     docs.append(doc)
                     raw_tf[term].append(pseudo_tf)
+                    raw_named[term].append(named)
             self._doc_fields.append(fields_hit)
         self._idf: dict[str, float] = {}
         # term -> (tools, their BM25F weights): a query only multiplies and adds
         self._postings: dict[str, tuple[DocArray, WeightArray]] = {}
+        # term -> per posting: does the term hit that tool's identifiers (name, title)?
+        self._named: dict[str, NDArray[np.bool_]] = {}
         max_idf = math.log(1.0 + (n_docs - 0.5) / 1.5)
         self._max_idf = max(max_idf, 1e-9)
         for term in sorted(raw_docs):
@@ -200,6 +207,7 @@ class LexicalIndex:
             self._postings[term] = postings_of(
                 docs, [idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]
             )
+            self._named[term] = np.array(raw_named[term], dtype=np.bool_)
         routes = sorted(range(len(self._caps)), key=lambda d: self._caps[d].route)
         self._route_rank: DocArray = np.zeros(len(self._caps), dtype=np.intp)
         self._route_rank[routes] = np.arange(len(routes), dtype=np.intp)
@@ -443,6 +451,49 @@ class LexicalIndex:
                             best = gained
                 if best > 0.0:
                     total += best
+        return total, identifier
+
+    def evidence_arrays(
+        self, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
+    ) -> tuple[WeightArray, WeightArray]:
+        """`evidence_of` for every tool at once: (gate evidence, identifier part), indexed by tool.
+
+        One vectorised pass per query term over its postings, adding in query-term order, so
+        each tool gets the same floats `evidence_of` computes for it.
+        """
+        size = len(self._caps)
+        total = np.zeros(size, dtype=np.float64)
+        identifier = np.zeros(size, dtype=np.float64)
+        postings, named_of = self._postings, self._named
+        for qt, weights in zip(terms, evidence, strict=True):
+            matches = qt.matches
+            useful = [j for j, (on_name, elsewhere) in enumerate(weights) if on_name or elsewhere]
+            if not useful:
+                continue
+            if useful == [0]:
+                # Only the first match carries evidence (the usual case: an exact match followed
+                # by prefix expansions): it is the best, and the first hit, wherever it hits.
+                on_name, elsewhere = weights[0]
+                docs, named = postings[matches[0].term][0], named_of[matches[0].term]
+                total[docs] += np.where(named, on_name, elsewhere)
+                if on_name:
+                    identifier[docs] += np.where(named, on_name, 0.0)
+                continue
+            best = np.zeros(size, dtype=np.float64)
+            seen = np.zeros(size, dtype=np.bool_)
+            last_named = max((j for j in useful if weights[j][0]), default=-1)
+            for j, (match, (on_name, elsewhere)) in enumerate(zip(matches, weights, strict=True)):
+                if j > useful[-1] and j > last_named:
+                    break
+                docs, named = postings[match.term][0], named_of[match.term]
+                if on_name or elsewhere:
+                    best[docs] = np.maximum(best[docs], np.where(named, on_name, elsewhere))
+                if j <= last_named:
+                    if on_name:
+                        first_named = docs[named & ~seen[docs]]
+                        identifier[first_named] += on_name
+                    seen[docs] = True
+            total += best
         return total, identifier
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[QueryTerm, TermMatch, int]]:

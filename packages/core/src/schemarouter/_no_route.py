@@ -140,12 +140,15 @@ def gate(
     dropped: list[Candidate] = []
     refused = 0
     hidden_left = sum(doc in hidden for doc, _ in ranked) if hidden else 0
-    for doc, rank_score in ranked:
+    support, named = index.evidence_arrays(terms, evidence)
+    ranked_docs = [doc for doc, _ in ranked]
+    totals: list[float] = support[ranked_docs].tolist()
+    identifiers: list[float] = named[ranked_docs].tolist()
+    for (doc, rank_score), total, identifier in zip(ranked, totals, identifiers, strict=True):
         if len(kept) >= k and len(dropped) >= settings.reported_dropped and not hidden_left:
             break  # nothing further can be kept or reported
         if doc in hidden:
             hidden_left -= 1
-        total, identifier = index.evidence_of(doc, terms, evidence)
         score = _bounded(_blend(total, rank_score, index, settings.rank_weight))
         if doc in hidden:
             reason = hidden[doc]
