@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from schemarouter import LatencySummary
+from schemarouter import EvidenceReport, LatencySummary, RoutingConfig, ValidationRunner, validation_command
 from schemarouter.testing import passing_evidence_report as report
 
 
@@ -71,3 +73,48 @@ def test_summary_shows_shortfalls_without_judging() -> None:
     assert "schemas identical 1/3" in text
     assert not any("FAILED" in line for line in lines)
     assert all("\n" not in line for line in lines)
+
+
+def _runner(changes: dict[str, object], seen: list[tuple[RoutingConfig, Path]]) -> ValidationRunner:
+    async def run_validation(config: RoutingConfig, *, artifacts_dir: Path) -> EvidenceReport:
+        seen.append((config, artifacts_dir))
+        built = report(**changes)
+        built.write(artifacts_dir / "external-validation-test.json")
+        return built
+
+    return run_validation
+
+
+def test_validation_command_writes_prints_and_exits_0_when_the_bar_is_met(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[tuple[RoutingConfig, Path]] = []
+    code = validation_command(
+        _runner({}, seen),
+        prog="validate",
+        artifact_name="external-validation-test.json",
+        argv=["--artifacts-dir", str(tmp_path)],
+    )
+    out = capsys.readouterr()
+    assert code == 0
+    assert seen == [(RoutingConfig(), tmp_path)]
+    assert (tmp_path / "external-validation-test.json").is_file()
+    assert f"wrote {tmp_path / 'external-validation-test.json'}" in out.out
+    assert "\n".join(report().summary()) in out.out
+    assert "FAILED" not in out.err
+
+
+def test_validation_command_names_each_failure_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    failing = report(tool_body_calls=2, required_tool_recall=0.5)
+    code = validation_command(
+        _runner({"tool_body_calls": 2, "required_tool_recall": 0.5}, []),
+        prog="validate",
+        artifact_name="external-validation-test.json",
+        argv=["--artifacts-dir", str(tmp_path)],
+    )
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.splitlines() == [f"FAILED: {problem}" for problem in failing.failures()]
+    assert len(failing.failures()) == 2

@@ -10,9 +10,9 @@ model, no API key, no network beyond the local subprocess.
 
 from __future__ import annotations
 
-import asyncio
 import sys
-from pathlib import Path
+
+from schemarouter import validation_command
 
 from ._validation import ARTIFACT_NAME, failed_checks, run_validation
 
@@ -20,19 +20,15 @@ __all__ = ["ARTIFACT_NAME", "failed_checks", "main", "run_validation"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    del argv  # no options: the validation is fully determined by the shared scenarios
     from agents import set_tracing_disabled
 
     set_tracing_disabled(True)
-    artifacts = Path.cwd() / "artifacts"
-    report = asyncio.run(run_validation(artifacts_dir=artifacts))
-    path = artifacts / ARTIFACT_NAME
-    print(f"wrote {path}")
-    print("\n".join(report.summary()))
-    problems = failed_checks(report)
-    for problem in problems:
-        print(f"FAILED: {problem}", file=sys.stderr)
-    return 1 if problems else 0
+    return validation_command(
+        run_validation,
+        prog="python -m schemarouter_openai_agents.validate",
+        artifact_name=ARTIFACT_NAME,
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

@@ -11,8 +11,6 @@ rejection is below 1.0, any fixture tool body ran, or an approval or hook was lo
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import sys
 import tempfile
 import time
@@ -37,6 +35,7 @@ from schemarouter import (
     SchemaRouter,
     Visibility,
     canonical_bytes,
+    validation_command,
 )
 from schemarouter_conformance import (
     DESTRUCTIVE_TOOLS,
@@ -257,22 +256,12 @@ def failures(report: EvidenceReport) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="SchemaRouter external validation for PydanticAI (offline).")
-    parser.add_argument(
-        "--output", type=Path, default=ARTIFACT, help=f"artifact path (default: ./{ARTIFACT})"
+    return validation_command(
+        run_validation,
+        prog="python -m schemarouter_pydantic_ai.validate",
+        artifact_name=ARTIFACT.name,
+        argv=argv,
     )
-    options = parser.parse_args(argv)
-    output: Path = options.output
-    report = asyncio.run(run_validation(artifacts_dir=output.parent))
-    path = output.parent / ARTIFACT.name
-    if output.name != ARTIFACT.name:
-        path = report.write(output)
-    print(f"wrote {path}")
-    print("\n".join(report.summary()))
-    problems = failures(report)
-    for problem in problems:
-        print(f"FAILED: {problem}", file=sys.stderr)
-    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ from ._evidence import (
     EvidenceCase,
     EvidenceReport,
     LatencySummary,
+    ValidationRunner,
     missing_evidence_fields,
+    validation_command,
 )
 from ._execution import ainvoke_selective, execute_selective_plan
 from ._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever, LexicalRetriever
@@ -83,6 +85,8 @@ __all__ = [
     "EvidenceReport",
     "LatencySummary",
     "missing_evidence_fields",
+    "validation_command",
+    "ValidationRunner",
     "AllowSet",
     "AllowSetProvider",
     "CallableSource",

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import os
 import platform
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from ._config import RoutingConfig
 from .errors import UserError
 
 __all__ = [
@@ -19,7 +23,9 @@ __all__ = [
     "EvidenceCase",
     "EvidenceReport",
     "LatencySummary",
+    "ValidationRunner",
     "missing_evidence_fields",
+    "validation_command",
 ]
 
 BYTES_NOTE = (
@@ -188,3 +194,45 @@ def missing_evidence_fields(data: Mapping[str, Any]) -> list[str]:
             if key not in boundary  # pyright: ignore[reportUnknownMemberType]
         ]
     return missing
+
+
+class ValidationRunner(Protocol):
+    """An adapter's `run_validation`: validate with `config`, write the artifact into `artifacts_dir`."""
+
+    def __call__(
+        self, config: RoutingConfig, *, artifacts_dir: Path
+    ) -> Coroutine[Any, Any, EvidenceReport]: ...
+
+
+def validation_command(
+    run_validation: ValidationRunner,
+    *,
+    prog: str,
+    artifact_name: str,
+    argv: Sequence[str] | None = None,
+) -> int:
+    """The `python -m schemarouter_<adapter>.validate` command, the same for every adapter.
+
+    Runs the adapter's offline validation with the default `RoutingConfig` (k=3), writes
+    `<artifacts-dir>/<artifact_name>` (default directory `./artifacts`), prints the report's
+    `summary()` and every `failures()` line, and returns 1 when the report misses the bar.
+    """
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Run this adapter's offline external validation and write its evidence report.",
+    )
+    parser.add_argument(
+        "--artifacts-dir",
+        type=Path,
+        default=Path("artifacts"),
+        help="directory the report is written to (default: ./artifacts)",
+    )
+    args = parser.parse_args(argv)
+    artifacts_dir: Path = args.artifacts_dir
+    report = asyncio.run(run_validation(RoutingConfig(), artifacts_dir=artifacts_dir))
+    print(f"wrote {artifacts_dir / artifact_name}")
+    print("\n".join(report.summary()))
+    problems = report.failures()
+    for problem in problems:
+        print(f"FAILED: {problem}", file=sys.stderr)
+    return 1 if problems else 0
