@@ -1,0 +1,74 @@
+"""How request words meet catalog words: acronym plurals, run-together names, words written apart."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from schemarouter import Catalog, SchemaRouter, ToolSpec
+from schemarouter._index import IndexSettings, LexicalIndex
+from schemarouter._no_route import DEFAULT_GATE, gate
+from schemarouter._text import text_tokens
+
+TOOLS = [
+    ToolSpec("find_carpark", "Find free spaces near a location."),
+    ToolSpec("pet_taxi", "Take a pet to the vet by car."),
+    ToolSpec("website_builder", "Create a landing page from a template."),
+    ToolSpec("nonprofit_lookup", "Look up a registered charity by its tax id."),
+    ToolSpec("merge_pdfs", "Merge several PDFs into one document."),
+    ToolSpec("get_metar", "Aviation weather observation for an airport (METAR)."),
+]
+
+
+def catalog() -> Catalog:
+    return Catalog.from_specs("demo", TOOLS)
+
+
+def test_an_acronym_plural_stays_one_word_in_text_and_identifiers() -> None:
+    assert text_tokens("merge these PDFs") == ["merge", "pdfs"]
+    assert "urls" in text_tokens("listURLs")
+    assert text_tokens("HTTPServer") == ["http", "server"]  # a capital before lower case still splits
+
+
+def test_a_plural_acronym_in_a_request_routes_to_its_tool() -> None:
+    retrieval = SchemaRouter(catalog()).retrieve("combine my PDFs", 3)
+    assert retrieval.names[:1] == ("merge_pdfs",)
+
+
+def test_a_run_together_request_word_still_matches_through_its_parts() -> None:
+    retrieval = SchemaRouter(catalog()).retrieve("any carpark spaces downtown", 3)
+    assert retrieval.names[:1] == ("find_carpark",)
+
+
+def test_an_everyday_word_is_not_split_into_tool_name_parts() -> None:
+    """`carpet` is an English word, not `car` + `pet`: it must not route to the pet taxi."""
+    router = SchemaRouter(catalog())
+    assert "pet_taxi" not in router.retrieve("clean the carpet", 3).names
+    assert not router.index.query_terms("carpet")[0].matches
+    # The rule is a setting: with no specificity floor the word is split into catalog words again.
+    loose = LexicalIndex(catalog(), IndexSettings(compound_min_specificity=0.0))
+    parts = [m.term for m in loose.query_terms("carpet")[0].matches if m.kind == "part"]
+    assert parts == ["car", "pet"]
+
+
+def test_two_request_words_match_the_catalog_word_they_form() -> None:
+    router = SchemaRouter(catalog())
+    assert router.retrieve("build me a web site for my bakery", 3).names[:1] == ("website_builder",)
+    assert router.retrieve("is this non profit registered", 3).names[:1] == ("nonprofit_lookup",)
+    # Only pairs the catalog indexes as one word are added.
+    surfaces = [t.surface for t in router.index.query_terms("web site red car")]
+    assert surfaces == ["web", "site", "website", "red", "car"]
+
+
+def test_the_routing_score_blends_gate_evidence_with_the_ranking_score() -> None:
+    index = LexicalIndex(catalog())
+    query = "merge pdfs"
+    blended = gate(index, query, 3).candidates[0]
+    evidence_only = gate(index, query, 3, settings=replace(DEFAULT_GATE, rank_weight=0.0)).candidates[0]
+    assert blended.route == evidence_only.route == "demo:merge_pdfs"
+    assert blended.score != evidence_only.score
+    assert 0.0 < blended.score < 1.0
+    # Which tools the gate keeps does not depend on the blend.
+    assert (
+        gate(index, query, 3).names
+        == gate(index, query, 3, settings=replace(DEFAULT_GATE, rank_weight=0.0)).names
+    )
