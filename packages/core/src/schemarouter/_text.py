@@ -272,39 +272,29 @@ def _cjk_split(word: str) -> list[str]:
     return out
 
 
+def _piece_tokens(piece: str, cache: dict[str, tuple[str, ...]], split_digits: bool) -> tuple[str, ...]:
+    """Tokens of one `_PIECE` match (a symbol, or a run of letters and digits), remembered in `cache`.
+
+    Identifiers also split where letters meet digits (`v2` -> `v`, `2`); free text does not.
+    """
+    out: list[str] = []
+    if not piece[0].isalnum():
+        if _is_symbol(piece):
+            out.append(piece)
+    elif split_digits:
+        for part in _DIGIT_EDGE.split(piece):
+            if part:
+                out.extend(_cjk_split(part.casefold()))
+    else:
+        out.extend(_cjk_split(piece.casefold()))
+    return _remember(cache, piece, out)
+
+
 def _remember(cache: dict[str, tuple[str, ...]], piece: str, tokens: list[str]) -> tuple[str, ...]:
     result = tuple(tokens)
     if len(cache) < _PIECE_CACHE_SIZE:
         cache[piece] = result
     return result
-
-
-def _identifier_piece(piece: str) -> tuple[str, ...]:
-    cached = _identifier_pieces.get(piece)
-    if cached is not None:
-        return cached
-    out: list[str] = []
-    if not piece[0].isalnum():
-        if _is_symbol(piece):
-            out.append(piece)
-    else:
-        for part in _DIGIT_EDGE.split(piece):
-            if part:
-                out.extend(_cjk_split(part.casefold()))
-    return _remember(_identifier_pieces, piece, out)
-
-
-def _word_piece(piece: str) -> tuple[str, ...]:
-    cached = _word_pieces.get(piece)
-    if cached is not None:
-        return cached
-    out: list[str] = []
-    if not piece[0].isalnum():
-        if _is_symbol(piece):
-            out.append(piece)
-    else:
-        out.extend(_cjk_split(piece.casefold()))
-    return _remember(_word_pieces, piece, out)
 
 
 def _is_symbol(piece: str) -> bool:
@@ -318,7 +308,7 @@ def identifier_tokens(identifier: str) -> list[str]:
     cache = _identifier_pieces
     for piece in _PIECE.findall(spaced):
         tokens = cache.get(piece)
-        out.extend(tokens if tokens is not None else _identifier_piece(piece))
+        out.extend(tokens if tokens is not None else _piece_tokens(piece, cache, split_digits=True))
     return out
 
 
@@ -328,7 +318,7 @@ def word_tokens(text: str) -> list[str]:
     cache = _word_pieces
     for piece in _PIECE.findall(unicodedata.normalize("NFKC", text)):
         tokens = cache.get(piece)
-        out.extend(tokens if tokens is not None else _word_piece(piece))
+        out.extend(tokens if tokens is not None else _piece_tokens(piece, cache, split_digits=False))
     return out
 
 
