@@ -19,6 +19,7 @@ class AppContext:
         (RouteRequest("find Ada", "alice"), RouteRequest("find Ada", "alice")),
         ("find Ada", RouteRequest("find Ada")),
         ({"query": "find Ada", "principal": "alice"}, RouteRequest("find Ada", "alice")),
+        ({"query": "find Ada"}, RouteRequest("find Ada")),
         (AppContext("find Ada", "alice"), RouteRequest("find Ada", "alice")),
         (None, None),
         ({"user": "alice"}, None),
@@ -28,6 +29,11 @@ class AppContext:
 )
 def test_request_in_reads_the_documented_shapes(context: object, expected: RouteRequest | None) -> None:
     assert request_in(context) == expected
+
+
+def test_a_query_principal_pair_is_a_request() -> None:
+    assert coerce_request(("find Ada", "dave")) == RouteRequest("find Ada", "dave")
+    assert coerce_request(("find Ada", None)) == RouteRequest("find Ada")
 
 
 @pytest.mark.parametrize("bad", [("find Ada",), (3, "alice"), ("find Ada", ["not", "hashable"]), 3.5])
