@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -23,7 +22,7 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
-from ._ranking import DocArray, TermPlan, WeightArray, as_lists, merged, postings_of, rank
+from ._ranking import DocArray, TermPlan, WeightArray, merged, postings_of, rank
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
@@ -331,50 +330,6 @@ class LexicalIndex:
                 break
         return tuple(out)
 
-    def accumulate(
-        self, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
-    ) -> tuple[dict[int, float], dict[int, float]]:
-        """BM25F score and gate evidence per tool, over the postings of the query's terms only.
-
-        `evidence[i][j]` is the (identifier hit, other hit) evidence of `terms[i].matches[j]`.
-        A query term counts once per tool: through its best match there.
-        """
-        scores: dict[int, float] = defaultdict(float)
-        support: dict[int, float] = defaultdict(float)
-        postings = self._postings
-        doc_fields = self._doc_fields
-        focus = self.settings.specificity_focus
-        for qt, weights in zip(terms, evidence, strict=True):
-            scale = qt.specificity**focus
-            if len(qt.matches) == 1:
-                match = qt.matches[0]
-                quality = match.quality * scale
-                on_name, elsewhere = weights[0]
-                for doc, weight in zip(*as_lists(*postings[match.term]), strict=True):
-                    scores[doc] += weight * quality
-                    named = doc_fields[doc][match.term] & _IDENTIFIER_MASK
-                    gained = on_name if named else elsewhere
-                    if gained:
-                        support[doc] += gained
-            elif qt.matches:
-                best: dict[int, float] = {}
-                best_support: dict[int, float] = {}
-                for match, (on_name, elsewhere) in zip(qt.matches, weights, strict=True):
-                    quality = match.quality * scale
-                    for doc, weight in zip(*as_lists(*postings[match.term]), strict=True):
-                        value = weight * quality
-                        if value > best.get(doc, 0.0):
-                            best[doc] = value
-                        named = doc_fields[doc][match.term] & _IDENTIFIER_MASK
-                        gained = on_name if named else elsewhere
-                        if gained > best_support.get(doc, 0.0):
-                            best_support[doc] = gained
-                for doc, value in best.items():
-                    scores[doc] += value
-                for doc, value in best_support.items():
-                    support[doc] += value
-        return scores, support
-
     def plans(self, terms: tuple[QueryTerm, ...]) -> tuple[TermPlan, ...]:
         """The query's terms as ranking reads them (see `TermPlan`); merged postings are cached per word."""
         focus = self.settings.specificity_focus
@@ -407,59 +362,17 @@ class LexicalIndex:
         """
         return rank(self._route_rank, self.plans(terms), depth, preferred)
 
-    def support(
-        self, doc: int, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
-    ) -> float:
-        """One tool's gate evidence (the second half of `accumulate`), by lookup."""
-        return self.evidence_of(doc, terms, evidence)[0]
-
-    def evidence_of(
-        self, doc: int, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
-    ) -> tuple[float, float]:
-        """One tool's gate evidence, and the part of it that names the tool, by lookup.
-
-        The first is `support`; the second sums, over query terms whose first match in
-        `doc_hits` order lands on an identifier field, that match's identifier evidence.
-        """
-        fields = self._doc_fields[doc]
-        total = 0.0
-        identifier = 0.0
-        for qt, weights in zip(terms, evidence, strict=True):
-            matches = qt.matches
-            if len(matches) == 1:
-                mask = fields.get(matches[0].term)
-                if mask is not None:
-                    on_name, elsewhere = weights[0]
-                    if mask & _IDENTIFIER_MASK:
-                        total += on_name
-                        identifier += on_name
-                    elif elsewhere:
-                        total += elsewhere
-            elif matches:
-                best = 0.0
-                first = True
-                for match, (on_name, elsewhere) in zip(matches, weights, strict=True):
-                    mask = fields.get(match.term)
-                    if mask is not None:
-                        named = mask & _IDENTIFIER_MASK
-                        if first:
-                            first = False
-                            if named:
-                                identifier += on_name
-                        gained = on_name if named else elsewhere
-                        if gained > best:
-                            best = gained
-                if best > 0.0:
-                    total += best
-        return total, identifier
-
     def evidence_arrays(
         self, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
     ) -> tuple[WeightArray, WeightArray]:
-        """`evidence_of` for every tool at once: (gate evidence, identifier part), indexed by tool.
+        """Gate evidence of every tool, and the part of it that names the tool, indexed by tool.
 
-        One vectorised pass per query term over its postings, adding in query-term order, so
-        each tool gets the same floats `evidence_of` computes for it.
+        A query term counts once per tool, through its best match there: an identifier hit
+        (name, title) brings that match's `on_name` evidence, a hit elsewhere its `elsewhere`
+        evidence. The identifier part sums, over query terms whose first match (in match order)
+        hitting the tool lands on an identifier, that match's `on_name`. One vectorised pass per
+        query term over its postings, adding in query-term order (so the floats are the same a
+        scalar walk of each tool gives; the tests hold it to one).
         """
         size = len(self._caps)
         total = np.zeros(size, dtype=np.float64)
