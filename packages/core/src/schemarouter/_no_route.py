@@ -138,7 +138,6 @@ def gate(
     identifier_floor = _unbounded(settings.identifier_floor)
     kept: list[Candidate] = []
     dropped: list[Candidate] = []
-    refused = 0
     hidden_left = sum(doc in hidden for doc, _ in ranked) if hidden else 0
     support, named = index.evidence_arrays(terms, evidence)
     ranked_docs = [doc for doc, _ in ranked]
@@ -163,10 +162,8 @@ def gate(
         if reason in ("routed", "preferred_route") and len(kept) >= k:
             reason = "beyond_k"
         keep = reason in ("routed", "preferred_route")
-        if not keep:
-            refused += 1
-            if len(dropped) >= settings.reported_dropped and doc not in hidden:
-                continue
+        if not keep and len(dropped) >= settings.reported_dropped and doc not in hidden:
+            continue
         cap = caps[doc]
         candidate = Candidate(
             route=cap.route,
