@@ -357,8 +357,7 @@ class LexicalIndex:
     ) -> tuple[list[tuple[int, float]], int]:
         """The best `depth` (tool, BM25F score) pairs, by score then route, and how many tools matched.
 
-        The same ranking as sorting all of `accumulate`'s scores, without computing gate evidence
-        for every matched tool (`support` reads it for the few the gate examines).
+        The same ranking as sorting every matched tool by (-score, route), without the sort.
         """
         return rank(self._route_rank, self.plans(terms), depth, preferred)
 
@@ -394,10 +393,13 @@ class LexicalIndex:
                 continue
             best = np.zeros(size, dtype=np.float64)
             seen = np.zeros(size, dtype=np.bool_)
+            # Matches after the last one with evidence add nothing; after the last with identifier
+            # evidence, which match hits a tool first no longer matters.
+            last = useful[-1]
             last_named = max((j for j in useful if weights[j][0]), default=-1)
-            for j, (match, (on_name, elsewhere)) in enumerate(zip(matches, weights, strict=True)):
-                if j > useful[-1] and j > last_named:
-                    break
+            for j, (match, (on_name, elsewhere)) in enumerate(
+                zip(matches[: last + 1], weights, strict=False)
+            ):
                 docs, named = postings[match.term][0], named_of[match.term]
                 if on_name or elsewhere:
                     best[docs] = np.maximum(best[docs], np.where(named, on_name, elsewhere))
