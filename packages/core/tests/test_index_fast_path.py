@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from schemarouter import Catalog, SchemaRouter, ToolSpec
+from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec
 from schemarouter._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm  # pyright: ignore[reportPrivateUsage]
 from schemarouter._no_route import DEFAULT_GATE, _match_evidence, gate  # pyright: ignore[reportPrivateUsage]
 from schemarouter._ranking import as_lists
@@ -245,3 +245,68 @@ def test_identifier_score_is_the_evidence_of_identifier_hits_in_the_signals() ->
             assert cand.identifier_score == pytest.approx(expected, abs=1e-5)
             checked += 1
     assert checked > 50
+
+
+def scalar_verdicts(
+    index: LexicalIndex, query: str, k: int, min_score: float
+) -> list[tuple[str, float, float, str]]:
+    """Reference: the gate's decision on every ranked tool, one tool at a time with `math`.
+
+    (route, score, identifier score, reason) as the gate documents them: evidence blended
+    geometrically with the ranking score in units of the highest term weight, bounded by
+    1 - exp(-x); refused below both floors, then below `min_score`, then beyond k.
+    """
+    settings = DEFAULT_GATE
+    terms = index.query_terms(query)
+    evidence = _match_evidence(index, terms, settings)
+    ranked, _ = index.rank(terms, max(settings.min_depth, 4 * k))
+    out: list[tuple[str, float, float, str]] = []
+    kept = 0
+    for doc, rank_score in ranked:
+        total, identifier = evidence_by_lookup(index, doc, terms, evidence)
+        weight = settings.rank_weight
+        blended = total ** (1 - weight) * (rank_score / index.max_idf) ** weight if total > 0 else total
+        score = 1.0 - math.exp(-blended)
+        if total < -math.log(1 - settings.evidence_floor) and identifier < -math.log(
+            1 - settings.identifier_floor
+        ):
+            reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
+        elif score < min_score:
+            reason = "below_min_score"
+        elif kept >= k:
+            reason = "beyond_k"
+        else:
+            reason = "routed"
+            kept += 1
+        out.append((index.capabilities[doc].route, score, 1.0 - math.exp(-identifier), reason))
+    return out
+
+
+@pytest.mark.parametrize("seed", [13, 14])
+def test_gate_decisions_equal_a_scalar_walk_of_the_ranked_tools(seed: int) -> None:
+    """The vectorised gate scores and refuses each ranked tool as a scalar walk of the formula does."""
+    index = LexicalIndex(random_catalog(seed, 150))
+    rng = random.Random(seed)
+    routed = refused = 0
+    for query in random_queries(seed, 80):
+        k = rng.choice([1, 3, 5])
+        min_score = rng.choice([0.0, 0.2, 0.4])
+        report_all = replace(DEFAULT_GATE, reported_dropped=10_000)
+        policy = RetrievalAbstentionPolicy(min_score=min_score)
+        outcome = gate(index, query, k, policy, settings=report_all)
+        reference = scalar_verdicts(index, query, k, min_score)
+        got = [
+            (c.route, c.score, c.identifier_score, c.reason) for c in (*outcome.candidates, *outcome.dropped)
+        ]
+        got.sort(key=lambda row: [r[0] for r in reference].index(row[0]))
+        assert [row[0] for row in got] == [row[0] for row in reference]
+        for (_, score, identifier, reason), (_, want_score, want_identifier, want_reason) in zip(
+            got, reference, strict=True
+        ):
+            assert reason == want_reason
+            assert score == pytest.approx(want_score, abs=1e-6)
+            assert identifier == pytest.approx(want_identifier, abs=1e-6)
+        routed += len(outcome.candidates)
+        refused += len(outcome.dropped)
+    assert routed > 20
+    assert refused > 20

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,20 +22,25 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
-from ._ranking import DocArray, TermPlan, WeightArray, merged, postings_of, rank
+from ._ranking import DocArray, TermPlan, WeightArray, add_up, merged, postings_of, rank
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
 from ._text import text_tokens
 
-__all__ = ["IndexSettings", "LexicalIndex", "QueryTerm", "TermMatch"]
+__all__ = ["EvidenceVector", "IndexSettings", "LexicalIndex", "QueryTerm", "TermMatch"]
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
 _MAX_EXPANSIONS = 12
 _MAX_QUERY_TERMS = 64
 _RESOLVE_CACHE = 50_000
-_MERGED_CACHE_POSTINGS = 2_000_000
+_PLAN_CACHE_POSTINGS = 2_000_000
+
+
+EvidenceVector = tuple[DocArray, WeightArray, WeightArray]
+"""One query term's gate evidence: tools it hits, the evidence it brings each, and the part of
+that evidence which names the tool (an identifier hit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +219,9 @@ class LexicalIndex:
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
         self._joined: dict[str, bool] = {}
-        self._merged: dict[str, tuple[DocArray, WeightArray]] = {}
-        self._merged_size = 0
+        self._plans: dict[str, TermPlan] = {}
+        self._plans_size = 0
+        self._evidence: dict[Hashable, dict[str, EvidenceVector | None]] = {}
 
     # -- query side -----------------------------------------------------------------------------
 
@@ -331,26 +337,29 @@ class LexicalIndex:
         return tuple(out)
 
     def plans(self, terms: tuple[QueryTerm, ...]) -> tuple[TermPlan, ...]:
-        """The query's terms as ranking reads them (see `TermPlan`); merged postings are cached per word."""
-        focus = self.settings.specificity_focus
-        postings = self._postings
+        """The query's terms as ranking reads them (see `TermPlan`), each computed once per word."""
+        cache = self._plans
         out: list[TermPlan] = []
         for qt in terms:
             if not qt.matches:
                 continue
-            scale = qt.specificity**focus
-            if len(qt.matches) == 1:
-                match = qt.matches[0]
-                out.append((*postings[match.term], match.quality * scale))
-                continue
-            cached = self._merged.get(qt.surface)
-            if cached is None:
-                cached = merged(postings, [(m.term, m.quality * scale) for m in qt.matches])
-                if self._merged_size + len(cached[0]) <= _MERGED_CACHE_POSTINGS:
-                    self._merged[qt.surface] = cached
-                    self._merged_size += len(cached[0])
-            out.append((*cached, 1.0))
+            plan = cache.get(qt.surface)
+            if plan is None:
+                plan = self._plan(qt)
+                if self._plans_size + len(plan[0]) <= _PLAN_CACHE_POSTINGS:
+                    cache[qt.surface] = plan
+                    self._plans_size += len(plan[0])
+            out.append(plan)
         return tuple(out)
+
+    def _plan(self, qt: QueryTerm) -> TermPlan:
+        scale = qt.specificity**self.settings.specificity_focus
+        postings = self._postings
+        if len(qt.matches) == 1:
+            match = qt.matches[0]
+            docs, weights = postings[match.term]
+            return docs, weights * (match.quality * scale)
+        return merged(postings, [(m.term, m.quality * scale) for m in qt.matches])
 
     def rank(
         self, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
@@ -366,50 +375,78 @@ class LexicalIndex:
     ) -> tuple[WeightArray, WeightArray]:
         """Gate evidence of every tool, and the part of it that names the tool, indexed by tool.
 
-        A query term counts once per tool, through its best match there: an identifier hit
-        (name, title) brings that match's `on_name` evidence, a hit elsewhere its `elsewhere`
-        evidence. The identifier part sums, over query terms whose first match (in match order)
-        hitting the tool lands on an identifier, that match's `on_name`. One vectorised pass per
-        query term over its postings, adding in query-term order (so the floats are the same a
-        scalar walk of each tool gives; the tests hold it to one).
+        `evidence[i][j]` is the (identifier hit, other hit) evidence of `terms[i].matches[j]`.
+        The sum over query terms of `term_evidence`, added in query-term order.
+        """
+        vectors = [self.term_evidence(qt, weights) for qt, weights in zip(terms, evidence, strict=True)]
+        return self.evidence_totals([v for v in vectors if v is not None])
+
+    def evidence_totals(self, vectors: Sequence[EvidenceVector]) -> tuple[WeightArray, WeightArray]:
+        """Per tool, the summed evidence and identifier evidence of the query terms' `vectors`.
+
+        Added in the order given (query-term order), so the floats are those of a scalar walk of
+        each tool; the tests hold it to one.
         """
         size = len(self._caps)
-        total = np.zeros(size, dtype=np.float64)
-        identifier = np.zeros(size, dtype=np.float64)
-        postings, named_of = self._postings, self._named
-        for qt, weights in zip(terms, evidence, strict=True):
-            matches = qt.matches
-            useful = [j for j, (on_name, elsewhere) in enumerate(weights) if on_name or elsewhere]
-            if not useful:
-                continue
-            if useful == [0]:
-                # Only the first match carries evidence (the usual case: an exact match followed
-                # by prefix expansions): it is the best, and the first hit, wherever it hits.
-                on_name, elsewhere = weights[0]
-                docs, named = postings[matches[0].term][0], named_of[matches[0].term]
-                total[docs] += np.where(named, on_name, elsewhere)
-                if on_name:
-                    identifier[docs] += np.where(named, on_name, 0.0)
-                continue
-            best = np.zeros(size, dtype=np.float64)
-            seen = np.zeros(size, dtype=np.bool_)
-            # Matches after the last one with evidence add nothing; after the last with identifier
-            # evidence, which match hits a tool first no longer matters.
-            last = useful[-1]
-            last_named = max((j for j in useful if weights[j][0]), default=-1)
-            for j, (match, (on_name, elsewhere)) in enumerate(
-                zip(matches[: last + 1], weights, strict=False)
-            ):
-                docs, named = postings[match.term][0], named_of[match.term]
-                if on_name or elsewhere:
-                    best[docs] = np.maximum(best[docs], np.where(named, on_name, elsewhere))
-                if j <= last_named:
-                    if on_name:
-                        first_named = docs[named & ~seen[docs]]
-                        identifier[first_named] += on_name
-                    seen[docs] = True
-            total += best
+        if not vectors:
+            return np.zeros(size, dtype=np.float64), np.zeros(size, dtype=np.float64)
+        total, _ = add_up([(docs, values) for docs, values, _ in vectors], size)
+        identifier, _ = add_up([(docs, values) for docs, _, values in vectors], size)
         return total, identifier
+
+    def term_evidence(self, qt: QueryTerm, weights: Sequence[tuple[float, float]]) -> EvidenceVector | None:
+        """The gate evidence one query term brings each tool it hits, and the part naming the tool.
+
+        `weights[j]` is the (identifier hit, other hit) evidence of `qt.matches[j]`. A query
+        term counts once per tool, through its best match there: an identifier hit (name,
+        title) brings that match's `on_name` evidence, a hit elsewhere its `elsewhere`
+        evidence. The identifier part is the `on_name` of the term's first match (in match
+        order) hitting the tool, when that hit lands on an identifier. None when the term
+        brings no evidence anywhere. Tools are listed at most once, none with zero evidence.
+        """
+        matches = qt.matches
+        useful = [j for j, (on_name, elsewhere) in enumerate(weights) if on_name or elsewhere]
+        if not useful:
+            return None
+        postings, named_of = self._postings, self._named
+        if useful == [0]:
+            # Only the first match carries evidence (the usual case: an exact match followed
+            # by prefix expansions): it is the best, and the first hit, wherever it hits.
+            on_name, elsewhere = weights[0]
+            docs, named = postings[matches[0].term][0], named_of[matches[0].term]
+            total = np.where(named, on_name, elsewhere)
+            identifier = np.where(named, on_name, 0.0)
+            if not elsewhere or not on_name:
+                keep = total != 0.0
+                return docs[keep], total[keep], identifier[keep]
+            return docs, total, identifier
+        size = len(self._caps)
+        best = np.zeros(size, dtype=np.float64)
+        first_named = np.zeros(size, dtype=np.float64)
+        seen = np.zeros(size, dtype=np.bool_)
+        # Matches after the last one with evidence add nothing; after the last with identifier
+        # evidence, which match hits a tool first no longer matters.
+        last = useful[-1]
+        last_named = max((j for j in useful if weights[j][0]), default=-1)
+        for j, (match, (on_name, elsewhere)) in enumerate(zip(matches[: last + 1], weights, strict=False)):
+            docs, named = postings[match.term][0], named_of[match.term]
+            if on_name or elsewhere:
+                best[docs] = np.maximum(best[docs], np.where(named, on_name, elsewhere))
+            if j <= last_named:
+                if on_name:
+                    first_named[docs[named & ~seen[docs]]] = on_name
+                seen[docs] = True
+        # a tool with identifier evidence has at least that much evidence: listing the tools
+        # with evidence lists every tool with identifier evidence
+        hit = np.flatnonzero(best)
+        return hit, best[hit], first_named[hit]
+
+    def evidence_cache(self, key: Hashable) -> dict[str, EvidenceVector | None]:
+        """A per-word cache of `term_evidence` for evidence computed under `key` (the gate's settings)."""
+        cache = self._evidence.get(key)
+        if cache is None:
+            cache = self._evidence[key] = {}
+        return cache
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[QueryTerm, TermMatch, int]]:
         """For one tool: each query term's best match in it, with the bitmask of fields hit."""

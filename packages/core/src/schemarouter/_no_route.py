@@ -20,15 +20,19 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._abstention import RetrievalAbstentionPolicy
 from ._fields import FIELDS, IDENTIFIER_FIELDS
-from ._index import LexicalIndex, QueryTerm
+from ._index import EvidenceVector, LexicalIndex, QueryTerm
+from ._ranking import WeightArray
 from ._results import Candidate, Retrieval, Signal
 
-__all__ = ["GateSettings", "gate"]
+__all__ = ["GateOutcome", "GateSettings", "Verdict", "decide", "gate"]
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
+_EVIDENCE_CACHE = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,36 +62,45 @@ class GateSettings:
 DEFAULT_GATE = GateSettings()
 
 
-def _bounded(evidence: float) -> float:
-    return 1.0 - math.exp(-evidence)
-
-
 def _unbounded(score: float) -> float:
     return -math.log(1.0 - min(score, 0.999999))
 
 
-def _blend(total: float, rank_score: float, index: LexicalIndex, weight: float) -> float:
-    if weight <= 0.0 or total <= 0.0:
-        return total
-    ranked = rank_score / index.max_idf
-    return total ** (1.0 - weight) * ranked**weight
+def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -> list[tuple[float, float]]:
+    """Per match of one query term: the evidence of a hit on an identifier, and elsewhere."""
+    row: list[tuple[float, float]] = []
+    for match in qt.matches:
+        factor = settings.prefix_evidence if match.kind == "prefix" else match.quality
+        rarity = index.rarity(match.term) * factor
+        on_name = rarity * qt.specificity
+        elsewhere = rarity * qt.specificity**settings.other_field_power * settings.other_field_factor
+        row.append((on_name, elsewhere))
+    return row
 
 
 def _match_evidence(
     index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
 ) -> list[list[tuple[float, float]]]:
     """Per query term and match: the evidence of a hit on an identifier, and elsewhere."""
-    out: list[list[tuple[float, float]]] = []
+    return [_term_evidence(index, qt, settings) for qt in terms]
+
+
+def _evidence_totals(
+    index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
+) -> tuple[WeightArray, WeightArray]:
+    """Every tool's gate evidence and identifier evidence; each word's share is computed once."""
+    cache = index.evidence_cache(settings)
+    vectors: list[EvidenceVector] = []
     for qt in terms:
-        row: list[tuple[float, float]] = []
-        for match in qt.matches:
-            factor = settings.prefix_evidence if match.kind == "prefix" else match.quality
-            rarity = index.rarity(match.term) * factor
-            on_name = rarity * qt.specificity
-            elsewhere = rarity * qt.specificity**settings.other_field_power * settings.other_field_factor
-            row.append((on_name, elsewhere))
-        out.append(row)
-    return out
+        if qt.surface in cache:
+            vector = cache[qt.surface]
+        else:
+            vector = index.term_evidence(qt, _term_evidence(index, qt, settings))
+            if len(cache) < _EVIDENCE_CACHE:
+                cache[qt.surface] = vector
+        if vector is not None:
+            vectors.append(vector)
+    return index.evidence_totals(vectors)
 
 
 def _signals(
@@ -108,6 +121,114 @@ def _signals(
     return tuple(signals)
 
 
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The gate's decision on one ranked tool (scores rounded as reported)."""
+
+    doc: int
+    score: float
+    identifier_score: float
+    rank_score: float
+    kept: bool
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GateOutcome:
+    """What the gate decided for one query: kept tools best first, reported refusals, and why."""
+
+    terms: tuple[QueryTerm, ...]
+    kept: tuple[Verdict, ...]
+    dropped: tuple[Verdict, ...]
+    matched: int
+    reason: str
+
+
+def decide(
+    index: LexicalIndex,
+    query: str,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    preferred_route: str | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> GateOutcome:
+    """Rank `query` over `index` and decide, tool by tool, which at most `k` tools are kept.
+
+    `hidden` maps tools (by position) that static rules hide to the rule's reason: they
+    are reported as dropped with that reason and do not use up `k`. At most
+    `settings.reported_dropped` other refusals are reported, best ranked first.
+    """
+    terms = index.query_terms(query)
+    hidden = hidden or {}
+    preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
+    depth = max(settings.min_depth, 4 * k)
+    depth += min(len(hidden), depth)
+    ranked, matched = index.rank(terms, depth, preferred_doc)
+    kept: list[Verdict] = []
+    dropped: list[Verdict] = []
+    if ranked:
+        support, named = _evidence_totals(index, terms, settings)
+        docs = np.array([doc for doc, _ in ranked], dtype=np.intp)
+        rank_scores = np.array([score for _, score in ranked], dtype=np.float64)
+        totals, identifiers = support[docs], named[docs]
+        weight = settings.rank_weight
+        blended = totals
+        if weight > 0.0:
+            mixed = totals ** (1.0 - weight) * (rank_scores / index.max_idf) ** weight
+            blended = np.where(totals > 0.0, mixed, totals)
+        scores = 1.0 - np.exp(-blended)
+        # decided on the exact floats; reported rounded to 6 decimals
+        refused = (totals < _unbounded(settings.evidence_floor)) & (
+            identifiers < _unbounded(settings.identifier_floor)
+        )
+        below = scores < (policy.min_score if policy is not None else 0.0)
+        rounded = zip(
+            np.round(scores, 6).tolist(),
+            np.round(1.0 - np.exp(-identifiers), 6).tolist(),
+            np.round(rank_scores, 6).tolist(),
+            strict=True,
+        )
+        hidden_left = sum(doc in hidden for doc, _ in ranked) if hidden else 0
+        reported = settings.reported_dropped
+        for position, (doc, _) in enumerate(ranked):
+            if len(kept) >= k and len(dropped) >= reported and not hidden_left:
+                break  # nothing further can be kept or reported
+            rule = hidden.get(doc) if hidden else None
+            if rule is not None:
+                hidden_left -= 1
+                reason = rule
+            elif doc == preferred_doc:
+                reason = "preferred_route"
+            elif refused[position]:
+                reason = "no_identifier_signal" if identifiers[position] == 0.0 else "weak_evidence"
+            elif below[position]:
+                reason = "below_min_score"
+            else:
+                reason = "routed"
+            keep = reason == "routed" or reason == "preferred_route"
+            if keep and len(kept) >= k:
+                reason, keep = "beyond_k", False
+            if not keep and rule is None and len(dropped) >= reported:
+                next(rounded)
+                continue
+            score, identifier_score, rank_score = next(rounded)
+            (kept if keep else dropped).append(
+                Verdict(doc, score, identifier_score, rank_score, keep, reason)
+            )
+    if kept:
+        reason = "routed"
+    elif not terms:
+        reason = "no_content_words"
+    elif not matched:
+        reason = "no_terms_matched"
+    elif any(v.reason == "below_min_score" for v in dropped):
+        reason = "below_min_score"
+    else:
+        reason = "gate_refused_all"
+    return GateOutcome(terms, tuple(kept), tuple(dropped), matched, reason)
+
+
 def gate(
     index: LexicalIndex,
     query: str,
@@ -120,80 +241,35 @@ def gate(
 ) -> Retrieval:
     """Rank `query` over `index`, keep at most `k` tools that pass the gate and the policy.
 
-    `hidden` maps tools (by position) that static rules hide to the rule's reason: they
-    are reported as dropped with that reason and do not use up `k`. With `explain=False`
-    candidates carry no `signals` (scores, reasons and decisions are the same): for callers
-    such as `Visibility` that report decisions, not the evidence behind them.
+    The decisions of `decide`, as typed candidates. With `explain=False` candidates carry
+    no `signals` (scores, reasons and decisions are the same).
     """
-    terms = index.query_terms(query)
-    evidence = _match_evidence(index, terms, settings)
-    hidden = hidden or {}
+    outcome = decide(index, query, k, policy, preferred_route, settings, hidden)
+    terms = outcome.terms
+    evidence = _match_evidence(index, terms, settings) if explain else []
     caps = index.capabilities
-    preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
-    depth = max(settings.min_depth, 4 * k)
-    depth += min(len(hidden), depth)
-    ranked, matched = index.rank(terms, depth, preferred_doc)
-    min_score = policy.min_score if policy is not None else 0.0
-    evidence_floor = _unbounded(settings.evidence_floor)
-    identifier_floor = _unbounded(settings.identifier_floor)
-    kept: list[Candidate] = []
-    dropped: list[Candidate] = []
-    hidden_left = sum(doc in hidden for doc, _ in ranked) if hidden else 0
-    support, named = index.evidence_arrays(terms, evidence)
-    ranked_docs = [doc for doc, _ in ranked]
-    totals: list[float] = support[ranked_docs].tolist()
-    identifiers: list[float] = named[ranked_docs].tolist()
-    for (doc, rank_score), total, identifier in zip(ranked, totals, identifiers, strict=True):
-        if len(kept) >= k and len(dropped) >= settings.reported_dropped and not hidden_left:
-            break  # nothing further can be kept or reported
-        if doc in hidden:
-            hidden_left -= 1
-        score = _bounded(_blend(total, rank_score, index, settings.rank_weight))
-        if doc in hidden:
-            reason = hidden[doc]
-        elif doc == preferred_doc:
-            reason = "preferred_route"
-        elif total < evidence_floor and identifier < identifier_floor:
-            reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
-        elif score < min_score:
-            reason = "below_min_score"
-        else:
-            reason = "routed"
-        if reason in ("routed", "preferred_route") and len(kept) >= k:
-            reason = "beyond_k"
-        keep = reason in ("routed", "preferred_route")
-        if not keep and len(dropped) >= settings.reported_dropped and doc not in hidden:
-            continue
-        cap = caps[doc]
-        candidate = Candidate(
+
+    def candidate(verdict: Verdict) -> Candidate:
+        cap = caps[verdict.doc]
+        return Candidate(
             route=cap.route,
             name=cap.name,
             source=cap.source,
-            score=round(score, 6),
-            identifier_score=round(_bounded(identifier), 6),
-            signals=_signals(index, doc, terms, evidence) if explain else (),
-            kept=keep,
-            reason=reason,
-            rank_score=round(rank_score, 6),
+            score=verdict.score,
+            identifier_score=verdict.identifier_score,
+            signals=_signals(index, verdict.doc, terms, evidence) if explain else (),
+            kept=verdict.kept,
+            reason=verdict.reason,
+            rank_score=verdict.rank_score,
         )
-        (kept if keep else dropped).append(candidate)
-    if kept:
-        reason = "routed"
-    elif not terms:
-        reason = "no_content_words"
-    elif not matched:
-        reason = "no_terms_matched"
-    elif any(c.reason == "below_min_score" for c in dropped):
-        reason = "below_min_score"
-    else:
-        reason = "gate_refused_all"
+
     return Retrieval(
         query=query,
         k=k,
         catalog_version=index.catalog.version,
-        candidates=tuple(kept),
-        dropped=tuple(dropped),
-        no_route=not kept,
-        reason=reason,
-        matched=matched,
+        candidates=tuple(candidate(v) for v in outcome.kept),
+        dropped=tuple(candidate(v) for v in outcome.dropped),
+        no_route=not outcome.kept,
+        reason=outcome.reason,
+        matched=outcome.matched,
     )

@@ -3,9 +3,9 @@
 A query term contributes to a tool the BM25F weight of its best match there times the
 match quality (precomputed weight x quality scaled by the word's specificity); a tool's
 score is the sum over query terms, added in query order, so it is the same float however
-often it is computed. Only the postings of the query's terms are read, one vectorised
-add per term into a score array the size of the catalog; the best `depth` tools are
-selected by score (ties by route) without sorting every matched tool.
+often it is computed. Only the postings of the query's terms are read, laid end to end and
+summed per tool by one `bincount` into a score array the size of the catalog; the best
+`depth` tools are selected by score (ties by route) without sorting every matched tool.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ __all__ = [
     "Postings",
     "TermPlan",
     "WeightArray",
+    "add_up",
     "as_lists",
     "merged",
     "postings_of",
@@ -30,12 +31,12 @@ __all__ = [
 DocArray = NDArray[np.intp]
 WeightArray = NDArray[np.float64]
 
-TermPlan = tuple[DocArray, WeightArray, float]
-"""A query term as ranking reads it: tools, their weights, and the factor every weight gets.
+TermPlan = tuple[DocArray, WeightArray]
+"""A query term as ranking reads it: the tools it matches and what it adds to each one's score.
 
-A word matching one indexed term reads that term's postings with the match quality as the
-factor; a word matching several (prefix or compound expansions) reads its merged postings:
-per tool the best weight x quality, factor 1.0 (exact: `x * 1.0 == x`).
+A word matching one indexed term reads that term's postings, each weight times the match
+quality (scaled by the word's specificity); a word matching several (prefix or compound
+expansions) reads its merged postings: per tool the best weight x quality.
 """
 
 Postings = Mapping[str, tuple[DocArray, WeightArray]]
@@ -66,17 +67,33 @@ def merged(postings: Postings, matches: Sequence[tuple[str, float]]) -> tuple[Do
     return postings_of(list(best), list(best.values()))
 
 
+def add_up(parts: Sequence[tuple[DocArray, WeightArray]], size: int) -> tuple[WeightArray, DocArray]:
+    """Per tool, the sum of the values `parts` give it (in order), and every tool any part lists.
+
+    One `bincount` over the parts laid end to end: it adds element by element in that order,
+    starting from 0.0, so a tool's sum is the same float a scalar loop adding the parts in
+    order gives (a tool appears at most once per part).
+    """
+    if len(parts) == 1:
+        docs, values = parts[0]
+    elif parts:
+        docs = np.concatenate([p[0] for p in parts])
+        values = np.concatenate([p[1] for p in parts])
+    else:
+        return np.zeros(size, dtype=np.float64), np.zeros(0, dtype=np.intp)
+    total: WeightArray = np.bincount(docs, values, minlength=size)  # pyright: ignore[reportAssignmentType]
+    return total, docs
+
+
 def scores(plans: Sequence[TermPlan], size: int) -> tuple[WeightArray, NDArray[np.bool_]]:
     """BM25F score of every tool, and which tools any term matched (a zero-weight match counts).
 
     Scores are added in query-term order, so a tool's score is the same float on every call
-    (and the same float a scalar loop adding `weight * factor` in that order gives).
+    (and the same float a scalar loop adding each term's weights in that order gives).
     """
-    total = np.zeros(size, dtype=np.float64)
+    total, docs = add_up(plans, size)
     hit = np.zeros(size, dtype=np.bool_)
-    for docs, weights, factor in plans:
-        total[docs] += weights if factor == 1.0 else weights * factor
-        hit[docs] = True
+    hit[docs] = True
     return total, hit
 
 

@@ -5,16 +5,20 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Hashable
 from dataclasses import dataclass
+from typing import Literal
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
-from ._no_route import gate
-from ._results import AllowSet, Candidate, Retrieval, ToolDecision
+from ._no_route import GateOutcome, decide
+from ._results import AllowSet, Retrieval, ToolDecision
 from ._router import SchemaRouter
 from .errors import RoutingError, UserError
 
 __all__ = ["Visibility"]
+
+StaticRule = Literal["blocked", "not_allowed"]
 
 
 def _names(values: Collection[str] | None, what: str) -> frozenset[str]:
@@ -30,10 +34,11 @@ class _Rules:
     """Static rules resolved against one catalog version (computed once per version)."""
 
     catalog: Catalog
+    catalog_tools: tuple[Capability, ...]
     index: LexicalIndex | None
     hidden: dict[int, str]
     """Tool position -> `blocked` or `not_allowed`."""
-    hidden_routes: dict[str, str]
+    hidden_routes: dict[str, StaticRule]
     always: tuple[tuple[str, str], ...]
     """(route, name) of the always-visible tools that are not blocked, in catalog order."""
 
@@ -85,7 +90,7 @@ class Visibility:
             if rules is not None and rules.catalog is catalog:
                 return rules
             hidden: dict[int, str] = {}
-            hidden_routes: dict[str, str] = {}
+            hidden_routes: dict[str, StaticRule] = {}
             always: list[tuple[str, str]] = []
             for doc, cap in enumerate(catalog):
                 if self._is_blocked(cap.name, cap.route):
@@ -96,13 +101,13 @@ class Visibility:
                 if cap.name in self.always_visible or cap.route in self.always_visible:
                     always.append((cap.route, cap.name))
             index = self.router.index if self.router.mode == "lexical" else None
-            rules = _Rules(catalog, index, hidden, hidden_routes, tuple(always))
+            rules = _Rules(catalog, tuple(catalog), index, hidden, hidden_routes, tuple(always))
             self._rules = rules
             return rules
 
-    def _retrieve(self, query: str, rules: _Rules) -> Retrieval:
+    def _retrieve(self, query: str, rules: _Rules) -> Retrieval | GateOutcome:
         if rules.index is not None and rules.index.catalog is rules.catalog:
-            return gate(rules.index, query, self.k, self.abstention, hidden=rules.hidden, explain=False)
+            return decide(rules.index, query, self.k, self.abstention, hidden=rules.hidden)
         # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
         depth = min(self.k + len(rules.hidden_routes), max(len(rules.catalog), 1))
         return self.router.retrieve(query, max(depth, self.k), policy=self.abstention)
@@ -122,34 +127,35 @@ class Visibility:
         decisions: list[ToolDecision] = []
         names: list[str] = []
         routes: list[str] = []
-
-        def refuse(cand: Candidate, reason: str) -> None:
-            if reason in ("blocked", "not_allowed"):
-                decisions.append(
-                    ToolDecision(cand.route, cand.name, False, reason, "static rule", cand.score)
-                )
-            elif reason == "beyond_k":
-                decisions.append(
-                    ToolDecision(cand.route, cand.name, False, "beyond_k", f"k={self.k}", cand.score)
-                )
-            else:
-                decisions.append(
-                    ToolDecision(cand.route, cand.name, False, "gate_dropped", reason, cand.score)
-                )
-
-        for cand in retrieval.candidates:
-            rule = rules.hidden_routes.get(cand.route)
+        beyond = f"k={self.k}"
+        if isinstance(retrieval, GateOutcome):
+            caps = rules.catalog_tools
+            kept = [(caps[v.doc], v.score, v.reason) for v in retrieval.kept]
+            dropped = [(caps[v.doc], v.score, v.reason) for v in retrieval.dropped]
+        else:
+            kept = [(c, c.score, c.reason) for c in retrieval.candidates]
+            dropped = [(c, c.score, c.reason) for c in retrieval.dropped]
+        for tool, score, detail in kept:
+            rule = rules.hidden_routes.get(tool.route)
             if rule is not None:
-                refuse(cand, rule)
+                decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
             elif len(routes) >= self.k:
-                refuse(cand, "beyond_k")
+                decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
             else:
-                decisions.append(ToolDecision(cand.route, cand.name, True, "routed", cand.reason, cand.score))
-                names.append(cand.name)
-                routes.append(cand.route)
+                decisions.append(ToolDecision(tool.route, tool.name, True, "routed", detail, score))
+                names.append(tool.name)
+                routes.append(tool.route)
+        for tool, score, detail in dropped:
+            rule = rules.hidden_routes.get(tool.route)
+            if rule is not None:
+                decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
+            elif detail in ("blocked", "not_allowed"):
+                decisions.append(ToolDecision(tool.route, tool.name, False, detail, "static rule", score))
+            elif detail == "beyond_k":
+                decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
+            else:
+                decisions.append(ToolDecision(tool.route, tool.name, False, "gate_dropped", detail, score))
         routed_count = len(routes)
-        for cand in retrieval.dropped:
-            refuse(cand, rules.hidden_routes.get(cand.route, cand.reason))
         for route, name in rules.always:
             if route not in routes:
                 decisions.append(ToolDecision(route, name, True, "always_visible", "static rule"))
@@ -157,7 +163,7 @@ class Visibility:
                 routes.append(route)
         if routed_count:
             reason = "routed"
-        elif retrieval.no_route:
+        elif not kept:
             reason = retrieval.reason
         else:
             reason = "static_rules_hid_all"
