@@ -10,8 +10,10 @@ Task1 threshold is then applied to the half it was chosen on):
 - MetaTool Task1 abstention: false acceptance (unsupported queries that get a route) at 5%
   over-rejection (supported queries that get none); the threshold is calibrated on `dev`
   and applied to `heldout`, so the reported over-rejection is an honest out-of-sample one.
-  Also false acceptance at exactly 5% over-rejection on `heldout` (every mode compared at
-  the same point), and the default operating point (no calibration).
+  Also false acceptance at the same over-rejection for every mode, thresholded on the
+  reported half itself: 5%, 10% and 20%, and the over-rejection of the lexical gate alone
+  (the lowest the lexical mode can reach); "-" where a mode's gate already refuses more.
+  And the default operating point (no calibration).
 - LiveMCPBench: gold-set recall@5 (share of a task's gold tools in the top five, capped at
   five), on the `heldout` tasks.
 
@@ -110,24 +112,52 @@ def _confidences(
     return supported, unsupported
 
 
+def false_acceptance_at(pos: Sequence[float], neg: Sequence[float], over_rejection: float) -> float | None:
+    """False acceptance at the lowest threshold that refuses at most `over_rejection` of `pos`.
+
+    None when that point is out of reach: the gate alone (confidence -inf) already refuses more.
+    """
+    if not pos:
+        return None
+    ordered = sorted(pos)
+    allowed = min(int(over_rejection * len(ordered) + 1e-9), len(ordered) - 1)
+    threshold = ordered[allowed]
+    if threshold == float("-inf"):
+        return None
+    return sum(c >= threshold for c in neg) / max(len(neg), 1)
+
+
+def gate_only_over_rejection(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> float:
+    """Share of supported `queries` the mode's gate refuses even with no score threshold."""
+    pos, _ = _confidences(modes, mode, queries)
+    return sum(c == float("-inf") for c in pos) / max(len(pos), 1)
+
+
 def abstention(
-    modes: Modes, mode: str, dev: Sequence[LabelledQuery], heldout: Sequence[LabelledQuery]
-) -> dict[str, float]:
-    """Threshold at 5% over-rejection on `dev`; over-rejection and false acceptance on `heldout`."""
+    modes: Modes,
+    mode: str,
+    dev: Sequence[LabelledQuery],
+    heldout: Sequence[LabelledQuery],
+    lexical_gate_rate: float,
+) -> dict[str, Any]:
+    """Threshold at 5% over-rejection on `dev`; over-rejection and false acceptance on `heldout`.
+
+    Also false acceptance on `heldout` at the same over-rejection for every mode (5%, 10%,
+    20%, and `lexical_gate_rate`, the lexical gate's own over-rejection on `heldout`).
+    """
     dev_pos, _ = _confidences(modes, mode, dev)
     ordered = sorted(dev_pos)
     threshold = ordered[int(TARGET_OVER_REJECTION * len(ordered))] if ordered else 0.0
     pos, neg = _confidences(modes, mode, heldout)
-    held_sorted = sorted(pos)
-    at_five = held_sorted[int(TARGET_OVER_REJECTION * len(held_sorted))] if held_sorted else 0.0
-    out = {
+    out: dict[str, Any] = {
         "threshold": threshold,
         "over_rejection": sum(c < threshold for c in pos) / max(len(pos), 1),
         "false_acceptance": sum(c >= threshold for c in neg) / max(len(neg), 1),
         # Unreachable when the gate alone already refuses more than 5% of supported queries.
-        "heldout_false_acceptance_at_5": (
-            sum(c >= at_five for c in neg) / max(len(neg), 1) if at_five != float("-inf") else None
-        ),
+        "heldout_false_acceptance_at_5": false_acceptance_at(pos, neg, TARGET_OVER_REJECTION),
+        "heldout_false_acceptance_at_10": false_acceptance_at(pos, neg, 0.10),
+        "heldout_false_acceptance_at_20": false_acceptance_at(pos, neg, 0.20),
+        "heldout_false_acceptance_at_lexical_gate": false_acceptance_at(pos, neg, lexical_gate_rate),
         "gate_only_over_rejection": sum(c == float("-inf") for c in pos) / max(len(pos), 1),
     }
     if mode != "semantic":
@@ -221,14 +251,16 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
     task_dev, task_heldout = metatool_task1("dev"), metatool_task1(split)
     live_catalog, live_tasks = livemcpbench(split)
     live = Modes(live_catalog, encoder)
+    lexical_gate_rate = gate_only_over_rejection(meta, "lexical", task_heldout)
     quality: dict[str, dict[str, Any]] = {}
     for mode in MODES:
         quality[mode] = {
             "metatool_recall@5": recall_at_5(meta, mode, routing),
             "livemcpbench_recall@5": recall_at_5(live, mode, live_tasks),
-            "task1": abstention(meta, mode, task_dev, task_heldout),
+            "task1": abstention(meta, mode, task_dev, task_heldout, lexical_gate_rate),
         }
     report["quality"] = quality
+    report["lexical_gate_over_rejection"] = lexical_gate_rate
     report["split"] = split
     report["sizes"] = {
         "metatool_routing_queries": len(routing),
@@ -256,14 +288,20 @@ def _print(report: dict[str, Any]) -> None:
         (f"Task1 over-rejection @ dev 5% ({half})", lambda m: q[m]["task1"]["over_rejection"]),
         (f"Task1 false acceptance @ dev 5% ({half})", lambda m: q[m]["task1"]["false_acceptance"]),
         (f"Task1 false acceptance @ {half} 5%", lambda m: q[m]["task1"]["heldout_false_acceptance_at_5"]),
+        (f"Task1 false acceptance @ {half} 10%", lambda m: q[m]["task1"]["heldout_false_acceptance_at_10"]),
+        (f"Task1 false acceptance @ {half} 20%", lambda m: q[m]["task1"]["heldout_false_acceptance_at_20"]),
+        (
+            f"Task1 false acceptance @ {half} {100 * report['lexical_gate_over_rejection']:.1f}% (lex gate)",
+            lambda m: q[m]["task1"]["heldout_false_acceptance_at_lexical_gate"],
+        ),
         ("Task1 over-rejection of the gate alone", lambda m: q[m]["task1"]["gate_only_over_rejection"]),
         ("Task1 over-rejection, default", lambda m: q[m]["task1"].get("default_over_rejection")),
         ("Task1 false acceptance, default", lambda m: q[m]["task1"].get("default_false_acceptance")),
     ]
-    print(f"{'':44}" + "".join(f"{m:>10}" for m in MODES))
+    print(f"{'':50}" + "".join(f"{m:>10}" for m in MODES))
     for label, get in rows:
         cells = [get(m) for m in MODES]
-        print(f"{label:44}" + "".join(f"{'-':>10}" if c is None else f"{c:>10.3f}" for c in cells))
+        print(f"{label:50}" + "".join(f"{'-':>10}" if c is None else f"{c:>10.3f}" for c in cells))
     for lat in report["latency"]:
         print(
             f"allow_set at {lat['tools']:>6} tools: lexical p50 {lat['lexical_p50_ms']:.3f} ms "
