@@ -23,6 +23,7 @@ __all__ = [
     "in_split",
     "livemcpbench",
     "metatool_catalog",
+    "metatool_multi_tool",
     "metatool_single_tool",
     "metatool_task1",
 ]
@@ -66,6 +67,30 @@ def metatool_single_tool(split: Split = "all") -> list[LabelledQuery]:
                 continue
             seen.add(query)
             out.append(LabelledQuery(query, (tool,)))
+    return out
+
+
+def metatool_multi_tool() -> list[LabelledQuery]:
+    """MetaTool multi-tool queries: 497 queries, each needing two of the 199 plugins.
+
+    Never used to tune any parameter, so there is no split: every query is returned. A gold
+    tool missing from the catalog raises `ValueError` rather than being dropped silently
+    (the vendored file has none).
+    """
+    items: list[dict[str, Any]] = json.loads(
+        (DATA / "metatool" / "multi_tool_query_golden.json").read_text("utf-8")
+    )
+    names = {cap.name for cap in metatool_catalog()}
+    out: list[LabelledQuery] = []
+    for item in items:
+        query = str(item["query"]).strip()
+        gold = tuple(dict.fromkeys(str(tool) for tool in item["tool"]))
+        missing = [tool for tool in gold if tool not in names]
+        if missing:
+            raise ValueError(f"multi-tool query {query!r}: gold tools not in the catalog: {missing}")
+        if not query or not gold:
+            raise ValueError(f"multi-tool row without a query or a gold tool: {item!r}")
+        out.append(LabelledQuery(query, gold))
     return out
 
 
