@@ -22,7 +22,7 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
-from ._ranking import DocArray, TermPlan, WeightArray, add_up, merged, postings_of, rank
+from ._ranking import DocArray, TermPlan, WeightArray, add_up, merged, postings_of, rank, top
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
@@ -369,6 +369,12 @@ class LexicalIndex:
         The same ranking as sorting every matched tool by (-score, route), without the sort.
         """
         return rank(self._route_rank, self.plans(terms), depth, preferred)
+
+    def top(
+        self, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
+    ) -> tuple[DocArray, WeightArray, int]:
+        """`rank` as arrays: the best tools, their BM25F scores, and how many tools matched."""
+        return top(self._route_rank, self.plans(terms), depth, preferred)
 
     def evidence_arrays(
         self, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]

@@ -19,8 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-import numpy as np
+from typing import NamedTuple
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._fields import FIELDS, IDENTIFIER_FIELDS
@@ -121,8 +120,7 @@ def _signals(
     return tuple(signals)
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
     """The gate's decision on one ranked tool (scores rounded as reported)."""
 
     doc: int
@@ -164,45 +162,41 @@ def decide(
     preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
     depth = max(settings.min_depth, 4 * k)
     depth += min(len(hidden), depth)
-    ranked, matched = index.rank(terms, depth, preferred_doc)
+    ranked_docs, rank_values, matched = index.top(terms, depth, preferred_doc)
     kept: list[Verdict] = []
     dropped: list[Verdict] = []
-    if ranked:
+    if matched:
         support, named = _evidence_totals(index, terms, settings)
-        docs = np.array([doc for doc, _ in ranked], dtype=np.intp)
-        rank_scores = np.array([score for _, score in ranked], dtype=np.float64)
-        totals, identifiers = support[docs], named[docs]
-        weight = settings.rank_weight
-        blended = totals
-        if weight > 0.0:
-            mixed = totals ** (1.0 - weight) * (rank_scores / index.max_idf) ** weight
-            blended = np.where(totals > 0.0, mixed, totals)
-        scores = 1.0 - np.exp(-blended)
-        # decided on the exact floats; reported rounded to 6 decimals
-        refused = (totals < _unbounded(settings.evidence_floor)) & (
-            identifiers < _unbounded(settings.identifier_floor)
-        )
-        below = scores < (policy.min_score if policy is not None else 0.0)
-        rounded = zip(
-            np.round(scores, 6).tolist(),
-            np.round(1.0 - np.exp(-identifiers), 6).tolist(),
-            np.round(rank_scores, 6).tolist(),
-            strict=True,
-        )
-        hidden_left = sum(doc in hidden for doc, _ in ranked) if hidden else 0
+        docs: list[int] = ranked_docs.tolist()
+        rank_scores: list[float] = rank_values.tolist()
+        totals: list[float] = support[ranked_docs].tolist()
+        identifiers: list[float] = named[ranked_docs].tolist()
+        evidence_floor = _unbounded(settings.evidence_floor)
+        identifier_floor = _unbounded(settings.identifier_floor)
+        min_score = policy.min_score if policy is not None else 0.0
+        weight, unit = settings.rank_weight, index.max_idf
+        hidden_left = sum(doc in hidden for doc in docs) if hidden else 0
         reported = settings.reported_dropped
-        for position, (doc, _) in enumerate(ranked):
+        exp = math.exp
+        for doc, rank_score, total, identifier in zip(docs, rank_scores, totals, identifiers, strict=True):
             if len(kept) >= k and len(dropped) >= reported and not hidden_left:
                 break  # nothing further can be kept or reported
             rule = hidden.get(doc) if hidden else None
+            if rule is None and len(dropped) >= reported and len(kept) >= k:
+                continue  # could only be refused, and enough refusals are reported
+            if total > 0.0 and weight > 0.0:
+                # evidence blended geometrically with the ranking score (in units of the highest term weight)
+                score = 1.0 - exp(-(total ** (1.0 - weight) * (rank_score / unit) ** weight))
+            else:
+                score = 1.0 - exp(-total)
             if rule is not None:
                 hidden_left -= 1
                 reason = rule
             elif doc == preferred_doc:
                 reason = "preferred_route"
-            elif refused[position]:
-                reason = "no_identifier_signal" if identifiers[position] == 0.0 else "weak_evidence"
-            elif below[position]:
+            elif total < evidence_floor and identifier < identifier_floor:
+                reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
+            elif score < min_score:
                 reason = "below_min_score"
             else:
                 reason = "routed"
@@ -210,12 +204,11 @@ def decide(
             if keep and len(kept) >= k:
                 reason, keep = "beyond_k", False
             if not keep and rule is None and len(dropped) >= reported:
-                next(rounded)
                 continue
-            score, identifier_score, rank_score = next(rounded)
-            (kept if keep else dropped).append(
-                Verdict(doc, score, identifier_score, rank_score, keep, reason)
+            verdict = Verdict(
+                doc, round(score, 6), round(1.0 - exp(-identifier), 6), round(rank_score, 6), keep, reason
             )
+            (kept if keep else dropped).append(verdict)
     if kept:
         reason = "routed"
     elif not terms:

@@ -26,6 +26,7 @@ __all__ = [
     "postings_of",
     "rank",
     "scores",
+    "top",
 ]
 
 DocArray = NDArray[np.intp]
@@ -108,13 +109,24 @@ def rank(
     `route_rank[tool]` is the tool's position in route order (the tie-break). `preferred`
     (a tool position) competes even when no term matches it, with score 0.
     """
+    docs, values, matched = top(route_rank, plans, depth, preferred)
+    return list(zip(docs.tolist(), values.tolist(), strict=True)), matched
+
+
+def top(
+    route_rank: DocArray,
+    plans: Sequence[TermPlan],
+    depth: int,
+    preferred: int | None = None,
+) -> tuple[DocArray, WeightArray, int]:
+    """`rank` as arrays: the best tools, their scores, and how many tools matched any term."""
     total, hit = scores(plans, len(route_rank))
     if preferred is not None:
         hit[preferred] = True
     matched_docs = np.flatnonzero(hit)
     matched = int(matched_docs.size)
     if matched == 0 or depth < 1:
-        return [], matched
+        return matched_docs[:0], total[:0], matched
     values = total[matched_docs]
     if matched > depth:
         # Keep every tool scoring at least the depth-th best, so ties at the cutoff are ordered by route.
@@ -122,5 +134,4 @@ def rank(
         keep = values >= cutoff
         matched_docs, values = matched_docs[keep], values[keep]
     order = np.lexsort((route_rank[matched_docs], -values))[:depth]
-    best = matched_docs[order]
-    return list(zip(best.tolist(), total[best].tolist(), strict=True)), matched
+    return matched_docs[order], values[order], matched
