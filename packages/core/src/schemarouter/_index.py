@@ -219,7 +219,7 @@ class LexicalIndex:
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
         self._joined: dict[str, bool] = {}
-        self._plans: dict[str, TermPlan] = {}
+        self._plans: dict[str, tuple[TermPlan, bool]] = {}
         self._plans_size = 0
         self._evidence: dict[Hashable, dict[str, EvidenceVector | None]] = {}
 
@@ -338,19 +338,27 @@ class LexicalIndex:
 
     def plans(self, terms: tuple[QueryTerm, ...]) -> tuple[TermPlan, ...]:
         """The query's terms as ranking reads them (see `TermPlan`), each computed once per word."""
+        return self._plans_of(terms)[0]
+
+    def _plans_of(self, terms: tuple[QueryTerm, ...]) -> tuple[tuple[TermPlan, ...], bool]:
+        """`plans`, and whether every weight in them is positive (then a tool is matched exactly
+        when its score is above 0, and ranking needs no separate record of matched tools)."""
         cache = self._plans
         out: list[TermPlan] = []
+        positive = True
         for qt in terms:
             if not qt.matches:
                 continue
-            plan = cache.get(qt.surface)
-            if plan is None:
+            cached = cache.get(qt.surface)
+            if cached is None:
                 plan = self._plan(qt)
+                cached = (plan, bool(np.all(plan[1] > 0.0)))
                 if self._plans_size + len(plan[0]) <= _PLAN_CACHE_POSTINGS:
-                    cache[qt.surface] = plan
+                    cache[qt.surface] = cached
                     self._plans_size += len(plan[0])
-            out.append(plan)
-        return tuple(out)
+            out.append(cached[0])
+            positive = positive and cached[1]
+        return tuple(out), positive
 
     def _plan(self, qt: QueryTerm) -> TermPlan:
         scale = qt.specificity**self.settings.specificity_focus
@@ -374,7 +382,8 @@ class LexicalIndex:
         self, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
     ) -> tuple[DocArray, WeightArray, int]:
         """`rank` as arrays: the best tools, their BM25F scores, and how many tools matched."""
-        return top(self._route_rank, self.plans(terms), depth, preferred)
+        plans, positive = self._plans_of(terms)
+        return top(self._route_rank, plans, depth, preferred, positive)
 
     def evidence_arrays(
         self, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]

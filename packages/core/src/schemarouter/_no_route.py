@@ -121,11 +121,13 @@ def _signals(
 
 
 class Verdict(NamedTuple):
-    """The gate's decision on one ranked tool (scores rounded as reported)."""
+    """The gate's decision on one ranked tool, with the exact floats it was decided on."""
 
     doc: int
     score: float
-    identifier_score: float
+    """The routing score in [0, 1) (`Candidate.score` is this, rounded)."""
+    identifier: float
+    """Evidence that the query names the tool (unbounded; `Candidate.identifier_score` bounds it)."""
     rank_score: float
     kept: bool
     reason: str
@@ -205,10 +207,7 @@ def decide(
                 reason, keep = "beyond_k", False
             if not keep and rule is None and len(dropped) >= reported:
                 continue
-            verdict = Verdict(
-                doc, round(score, 6), round(1.0 - exp(-identifier), 6), round(rank_score, 6), keep, reason
-            )
-            (kept if keep else dropped).append(verdict)
+            (kept if keep else dropped).append(Verdict(doc, score, identifier, rank_score, keep, reason))
     if kept:
         reason = "routed"
     elif not terms:
@@ -248,12 +247,12 @@ def gate(
             route=cap.route,
             name=cap.name,
             source=cap.source,
-            score=verdict.score,
-            identifier_score=verdict.identifier_score,
+            score=round(verdict.score, 6),
+            identifier_score=round(1.0 - math.exp(-verdict.identifier), 6),
             signals=_signals(index, verdict.doc, terms, evidence) if explain else (),
             kept=verdict.kept,
             reason=verdict.reason,
-            rank_score=verdict.rank_score,
+            rank_score=round(verdict.rank_score, 6),
         )
 
     return Retrieval(

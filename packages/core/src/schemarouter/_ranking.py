@@ -118,12 +118,21 @@ def top(
     plans: Sequence[TermPlan],
     depth: int,
     preferred: int | None = None,
+    positive: bool = False,
 ) -> tuple[DocArray, WeightArray, int]:
-    """`rank` as arrays: the best tools, their scores, and how many tools matched any term."""
-    total, hit = scores(plans, len(route_rank))
-    if preferred is not None:
-        hit[preferred] = True
-    matched_docs = np.flatnonzero(hit)
+    """`rank` as arrays: the best tools, their scores, and how many tools matched any term.
+
+    `positive` says every weight in `plans` is above 0: the matched tools are then exactly
+    those scoring above 0, read off the scores without a separate record of hits.
+    """
+    if positive and preferred is None:
+        total, _ = add_up(plans, len(route_rank))
+        matched_docs = np.flatnonzero(total > 0.0)
+    else:
+        total, hit = scores(plans, len(route_rank))
+        if preferred is not None:
+            hit[preferred] = True
+        matched_docs = np.flatnonzero(hit)
     matched = int(matched_docs.size)
     if matched == 0 or depth < 1:
         return matched_docs[:0], total[:0], matched

@@ -130,8 +130,8 @@ class Visibility:
         beyond = f"k={self.k}"
         if isinstance(retrieval, GateOutcome):
             caps = rules.catalog_tools
-            kept = [(caps[v.doc], v.score, v.reason) for v in retrieval.kept]
-            dropped = [(caps[v.doc], v.score, v.reason) for v in retrieval.dropped]
+            kept = [(caps[v.doc], round(v.score, 6), v.reason) for v in retrieval.kept]
+            dropped = [(caps[v.doc], round(v.score, 6), v.reason) for v in retrieval.dropped]
         else:
             kept = [(c, c.score, c.reason) for c in retrieval.candidates]
             dropped = [(c, c.score, c.reason) for c in retrieval.dropped]
