@@ -1,10 +1,11 @@
 """Field-aware lexical index (BM25F-style) over one catalog version.
 
 Built once per catalog version: every tool is tokenised, stemmed and weighted here, so a
-query only stems its own words and walks the postings of its terms. Ranking uses BM25F
+query only stems its own words and reads the postings of its terms. Ranking uses BM25F
 (per-field length normalisation and weights, one saturation per term); the evidence the
-no-route gate needs (which query terms hit which fields, and how rare they are) is read
-afterwards for the few tools that compete for the allow-set.
+no-route gate needs (which query terms hit which fields, and how rare they are) comes from
+the same postings. What each query word contributes to either is computed once per word and
+cached, so a request mostly sums cached vectors.
 """
 
 from __future__ import annotations
