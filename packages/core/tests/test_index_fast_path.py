@@ -310,3 +310,20 @@ def test_gate_decisions_equal_a_scalar_walk_of_the_ranked_tools(seed: int) -> No
         refused += len(outcome.dropped)
     assert routed > 20
     assert refused > 20
+
+
+def test_per_word_caches_stay_bounded_and_change_no_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the per-word caches full from the start, every request computes its vectors afresh,
+    and routes exactly as with the caches; the caches never hold more postings than allowed."""
+    import schemarouter._index as index_module
+
+    catalog = random_catalog(15, 150)
+    queries = random_queries(15, 80)
+    cached = LexicalIndex(catalog)
+    expected = [gate(cached, q, 5) for q in queries * 2]
+    monkeypatch.setattr(index_module, "_PLAN_CACHE_POSTINGS", 40)
+    monkeypatch.setattr(index_module, "_EVIDENCE_CACHE_POSTINGS", 40)
+    bounded = LexicalIndex(catalog)
+    assert [gate(bounded, q, 5) for q in queries * 2] == expected
+    assert 0 < bounded._plans_size <= 40  # pyright: ignore[reportPrivateUsage]
+    assert 0 < bounded._evidence_size <= 40  # pyright: ignore[reportPrivateUsage]

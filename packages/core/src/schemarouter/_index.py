@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,6 +37,7 @@ _MAX_EXPANSIONS = 12
 _MAX_QUERY_TERMS = 64
 _RESOLVE_CACHE = 50_000
 _PLAN_CACHE_POSTINGS = 2_000_000
+_EVIDENCE_CACHE_POSTINGS = 2_000_000
 
 
 EvidenceVector = tuple[DocArray, WeightArray, WeightArray]
@@ -223,6 +224,7 @@ class LexicalIndex:
         self._plans: dict[str, tuple[TermPlan, bool]] = {}
         self._plans_size = 0
         self._evidence: dict[Hashable, dict[str, EvidenceVector | None]] = {}
+        self._evidence_size = 0
 
     # -- query side -----------------------------------------------------------------------------
 
@@ -457,12 +459,34 @@ class LexicalIndex:
         hit = np.flatnonzero(best)
         return hit, best[hit], first_named[hit]
 
-    def evidence_cache(self, key: Hashable) -> dict[str, EvidenceVector | None]:
-        """A per-word cache of `term_evidence` for evidence computed under `key` (the gate's settings)."""
+    def evidence_vectors(
+        self,
+        terms: tuple[QueryTerm, ...],
+        key: Hashable,
+        weights_of: Callable[[QueryTerm], Sequence[tuple[float, float]]],
+    ) -> list[EvidenceVector]:
+        """`term_evidence` of each query term that brings any, in query order, cached per word.
+
+        `weights_of(term)` gives the per-match evidence weights; `key` names how they are
+        computed (the gate's settings), so each key has its own cache. Caches are bounded by
+        the postings they hold; past that, vectors are computed per request.
+        """
         cache = self._evidence.get(key)
         if cache is None:
             cache = self._evidence[key] = {}
-        return cache
+        out: list[EvidenceVector] = []
+        for qt in terms:
+            if qt.surface in cache:
+                vector = cache[qt.surface]
+            else:
+                vector = self.term_evidence(qt, weights_of(qt))
+                size = 1 if vector is None else len(vector[0])
+                if self._evidence_size + size <= _EVIDENCE_CACHE_POSTINGS:
+                    cache[qt.surface] = vector
+                    self._evidence_size += size
+            if vector is not None:
+                out.append(vector)
+        return out
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[QueryTerm, TermMatch, int]]:
         """For one tool: each query term's best match in it, with the bitmask of fields hit."""

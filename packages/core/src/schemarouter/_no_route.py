@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._fields import FIELDS, IDENTIFIER_FIELDS
-from ._index import EvidenceVector, LexicalIndex, QueryTerm
+from ._index import LexicalIndex, QueryTerm
 from ._ranking import WeightArray
 from ._results import Candidate, Retrieval, Signal
 
@@ -31,7 +31,6 @@ __all__ = ["GateOutcome", "GateSettings", "Verdict", "decide", "gate"]
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
-_EVIDENCE_CACHE = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,17 +87,7 @@ def _evidence_totals(
     index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
 ) -> tuple[WeightArray, WeightArray]:
     """Every tool's gate evidence and identifier evidence; each word's share is computed once."""
-    cache = index.evidence_cache(settings)
-    vectors: list[EvidenceVector] = []
-    for qt in terms:
-        if qt.surface in cache:
-            vector = cache[qt.surface]
-        else:
-            vector = index.term_evidence(qt, _term_evidence(index, qt, settings))
-            if len(cache) < _EVIDENCE_CACHE:
-                cache[qt.surface] = vector
-        if vector is not None:
-            vectors.append(vector)
+    vectors = index.evidence_vectors(terms, settings, lambda qt: _term_evidence(index, qt, settings))
     return index.evidence_totals(vectors)
 
 
