@@ -488,15 +488,16 @@ class LexicalIndex:
                 out.append(vector)
         return out
 
-    def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[QueryTerm, TermMatch, int]]:
-        """For one tool: each query term's best match in it, with the bitmask of fields hit."""
+    def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[int, int, int]]:
+        """For one tool: each query term's best match in it, as (term position, match position,
+        bitmask of the fields hit)."""
         fields = self._doc_fields[doc]
-        out: list[tuple[QueryTerm, TermMatch, int]] = []
-        for qt in terms:
-            for match in qt.matches:
+        out: list[tuple[int, int, int]] = []
+        for i, qt in enumerate(terms):
+            for j, match in enumerate(qt.matches):
                 mask = fields.get(match.term)
                 if mask:
-                    out.append((qt, match, mask))
+                    out.append((i, j, mask))
                     break
         return out
 

@@ -91,21 +91,31 @@ def _evidence_totals(
     return index.evidence_totals(vectors)
 
 
+def _fields_of(mask: int) -> tuple[str, ...]:
+    return tuple(name for name in FIELDS if mask & _FIELD_BIT[name])
+
+
+_FIELDS_OF = {mask: _fields_of(mask) for mask in range(1 << len(FIELDS))}
+"""Field bitmask -> the names of the fields it sets, in field order."""
+
+
 def _signals(
     index: LexicalIndex,
     doc: int,
     terms: tuple[QueryTerm, ...],
-    evidence: list[list[tuple[float, float]]],
+    weights: list[list[tuple[float, float]]],
 ) -> tuple[Signal, ...]:
-    """The signals behind one tool's score: which query word hit which field, with what evidence."""
+    """The signals behind one tool's score: which query word hit which field, with what evidence.
+
+    `weights[i][j]` is the (identifier hit, other hit) evidence of `terms[i].matches[j]`.
+    """
     signals: list[Signal] = []
-    position = {id(qt): i for i, qt in enumerate(terms)}
-    for qt, match, mask in index.doc_hits(doc, terms):
-        on_name, elsewhere = evidence[position[id(qt)]][qt.matches.index(match)]
+    for i, j, mask in index.doc_hits(doc, terms):
+        on_name, elsewhere = weights[i][j]
         weight = round(on_name if mask & _IDENTIFIER_MASK else elsewhere, 6)
-        for name in FIELDS:
-            if mask & _FIELD_BIT[name]:
-                signals.append(Signal(qt.surface, name, weight))
+        surface = terms[i].surface
+        for name in _FIELDS_OF[mask]:
+            signals.append(Signal(surface, name, weight))
     return tuple(signals)
 
 
