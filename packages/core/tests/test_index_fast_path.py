@@ -51,6 +51,14 @@ def random_queries(seed: int, count: int) -> list[str]:
     return [" ".join(rng.choices(WORDS + extra, k=rng.randint(0, 8))) for _ in range(count)]
 
 
+def ranking(
+    index: LexicalIndex, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
+) -> tuple[list[tuple[int, float]], int]:
+    """`LexicalIndex.top` as (tool, score) pairs, and the number of matched tools."""
+    docs, scores, matched = index.top(terms, depth, preferred)
+    return list(zip(docs.tolist(), scores.tolist(), strict=True)), matched
+
+
 def exhaustive_accumulation(
     index: LexicalIndex, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
 ) -> tuple[dict[int, float], dict[int, float]]:
@@ -154,10 +162,11 @@ def test_rank_and_gate_evidence_equal_the_exhaustive_accumulation(seed: int) -> 
             scores[preferred] = 0.0
         depth = rng.choice([1, 5, 32])
         expected = sorted(scores.items(), key=lambda item: (-item[1], index.capabilities[item[0]].route))
-        ranked, matched = index.rank(terms, depth, preferred)
+        ranked, matched = ranking(index, terms, depth, preferred)
         assert ranked == expected[:depth]
         assert matched == len(scores)
-        totals, identifiers = index.evidence_arrays(terms, evidence)
+        vectors = [index.term_evidence(qt, weights) for qt, weights in zip(terms, evidence, strict=True)]
+        totals, identifiers = index.evidence_totals([v for v in vectors if v is not None])
         for doc in range(len(index)):
             # the vectorised evidence is the same float, tool by tool, as both scalar references
             lookup = evidence_by_lookup(index, doc, terms, evidence)
@@ -259,7 +268,7 @@ def scalar_verdicts(
     settings = DEFAULT_GATE
     terms = index.query_terms(query)
     evidence = _match_evidence(index, terms, settings)
-    ranked, _ = index.rank(terms, max(settings.min_depth, 4 * k))
+    ranked, _ = ranking(index, terms, max(settings.min_depth, 4 * k))
     out: list[tuple[str, float, float, str]] = []
     kept = 0
     for doc, rank_score in ranked:

@@ -23,7 +23,7 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
-from ._ranking import DocArray, TermPlan, WeightArray, add_up, merged, postings_of, rank, top
+from ._ranking import DocArray, TermPlan, WeightArray, add_up, merged, postings_of, top
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
@@ -339,13 +339,10 @@ class LexicalIndex:
                 break
         return tuple(out)
 
-    def plans(self, terms: tuple[QueryTerm, ...]) -> tuple[TermPlan, ...]:
-        """The query's terms as ranking reads them (see `TermPlan`), each computed once per word."""
-        return self._plans_of(terms)[0]
-
-    def _plans_of(self, terms: tuple[QueryTerm, ...]) -> tuple[tuple[TermPlan, ...], bool]:
-        """`plans`, and whether every weight in them is positive (then a tool is matched exactly
-        when its score is above 0, and ranking needs no separate record of matched tools)."""
+    def plans(self, terms: tuple[QueryTerm, ...]) -> tuple[tuple[TermPlan, ...], bool]:
+        """The query's terms as ranking reads them (see `TermPlan`), each computed once per word,
+        and whether every weight in them is positive (then a tool is matched exactly when its
+        score is above 0, and ranking needs no separate record of matched tools)."""
         cache = self._plans
         out: list[TermPlan] = []
         positive = True
@@ -372,32 +369,14 @@ class LexicalIndex:
             return docs, weights * (match.quality * scale)
         return merged(postings, [(m.term, m.quality * scale) for m in qt.matches])
 
-    def rank(
-        self, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
-    ) -> tuple[list[tuple[int, float]], int]:
-        """The best `depth` (tool, BM25F score) pairs, by score then route, and how many tools matched.
-
-        The same ranking as sorting every matched tool by (-score, route), without the sort.
-        """
-        return rank(self._route_rank, self.plans(terms), depth, preferred)
-
     def top(
         self, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
     ) -> tuple[DocArray, WeightArray, int]:
-        """`rank` as arrays: the best tools, their BM25F scores, and how many tools matched."""
-        plans, positive = self._plans_of(terms)
+        """The best `depth` tools by BM25F score (ties by route), their scores, and how many tools
+        matched any query term. The same ranking as sorting every matched tool by (-score, route),
+        without the sort."""
+        plans, positive = self.plans(terms)
         return top(self._route_rank, plans, depth, preferred, positive)
-
-    def evidence_arrays(
-        self, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
-    ) -> tuple[WeightArray, WeightArray]:
-        """Gate evidence of every tool, and the part of it that names the tool, indexed by tool.
-
-        `evidence[i][j]` is the (identifier hit, other hit) evidence of `terms[i].matches[j]`.
-        The sum over query terms of `term_evidence`, added in query-term order.
-        """
-        vectors = [self.term_evidence(qt, weights) for qt, weights in zip(terms, evidence, strict=True)]
-        return self.evidence_totals([v for v in vectors if v is not None])
 
     def evidence_totals(self, vectors: Sequence[EvidenceVector]) -> tuple[WeightArray, WeightArray]:
         """Per tool, the summed evidence and identifier evidence of the query terms' `vectors`.

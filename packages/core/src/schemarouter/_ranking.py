@@ -24,7 +24,6 @@ __all__ = [
     "as_lists",
     "merged",
     "postings_of",
-    "rank",
     "scores",
     "top",
 ]
@@ -98,21 +97,6 @@ def scores(plans: Sequence[TermPlan], size: int) -> tuple[WeightArray, NDArray[n
     return total, hit
 
 
-def rank(
-    route_rank: DocArray,
-    plans: Sequence[TermPlan],
-    depth: int,
-    preferred: int | None = None,
-) -> tuple[list[tuple[int, float]], int]:
-    """The best `depth` (tool, score) pairs by (-score, route), and how many tools matched any term.
-
-    `route_rank[tool]` is the tool's position in route order (the tie-break). `preferred`
-    (a tool position) competes even when no term matches it, with score 0.
-    """
-    docs, values, matched = top(route_rank, plans, depth, preferred)
-    return list(zip(docs.tolist(), values.tolist(), strict=True)), matched
-
-
 def top(
     route_rank: DocArray,
     plans: Sequence[TermPlan],
@@ -120,9 +104,10 @@ def top(
     preferred: int | None = None,
     positive: bool = False,
 ) -> tuple[DocArray, WeightArray, int]:
-    """`rank` as arrays: the best tools, their scores, and how many tools matched any term.
+    """The best `depth` tools by (-score, route), their scores, and how many tools matched any term.
 
-    `positive` says every weight in `plans` is above 0: the matched tools are then exactly
+    `route_rank[tool]` is the tool's position in route order (the tie-break). `preferred`
+    (a tool position) competes even when no term matches it, with score 0. `positive` says every weight in `plans` is above 0: the matched tools are then exactly
     those scoring above 0, read off the scores without a separate record of hits.
     """
     if positive and preferred is None:
