@@ -7,6 +7,7 @@ import json
 import shlex
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +185,24 @@ def test_candidates_show_which_signals_decided(hybrid: SchemaRouter) -> None:
     assert any(s.field != SEMANTIC_FIELD for s in best.signals), (
         "lexical evidence is kept next to the semantic one"
     )
+
+
+def test_unexplained_hybrid_retrieval_decides_exactly_as_the_explained_one(hybrid: SchemaRouter) -> None:
+    """`explain=False` (what Visibility asks for) only leaves out signals, on both sides."""
+    queries = [*RANKED_PARAPHRASES, *NEAR_MISSES, "send an email about the weather forecast"]
+    for query in queries:
+        for k in (1, 3):
+            explained = hybrid.retrieve(query, k)
+            bare = hybrid.retrieve(query, k, explain=False)
+            assert all(not c.signals for c in (*bare.candidates, *bare.dropped))
+            assert any(c.signals for c in (*explained.candidates, *explained.dropped))
+            strip = [replace(c, signals=()) for c in (*explained.candidates, *explained.dropped)]
+            assert [*bare.candidates, *bare.dropped] == strip
+            assert (bare.reason, bare.no_route, bare.matched) == (
+                explained.reason,
+                explained.no_route,
+                explained.matched,
+            )
 
 
 def test_min_score_applies_to_the_fused_score(hybrid: SchemaRouter) -> None:

@@ -33,6 +33,7 @@ class _Retriever(Protocol):
         *,
         policy: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
+        explain: bool = True,
     ) -> Retrieval: ...
 
 
@@ -91,7 +92,7 @@ class _Scored:
 
 
 def _score(router: _Retriever, query: str, gold: frozenset[str], k: int) -> _Scored:
-    retrieval = router.retrieve(query, k * _SEARCH_DEPTH)
+    retrieval = router.retrieve(query, k * _SEARCH_DEPTH, explain=False)  # scores suffice
     kept = tuple((c.score, c.route in gold or c.name in gold) for c in retrieval.candidates)
     return _Scored(kept, len(gold))
 

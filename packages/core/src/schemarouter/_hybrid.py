@@ -53,7 +53,10 @@ class LexicalRetriever(Protocol):
         k: int,
         policy: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
-    ) -> Retrieval: ...
+        explain: bool = True,
+    ) -> Retrieval:
+        """Kept and reported tools with scores and reasons; `explain=False` may leave out signals."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,14 +141,14 @@ class HybridRetriever:
     def encoder_name(self) -> str:
         return self.semantic.encoder_name
 
-    def _score(self, query: str, k: int, preferred_route: str | None) -> list[_Scored]:
+    def _score(self, query: str, k: int, preferred_route: str | None, explain: bool) -> list[_Scored]:
         """The competing tools, best ranked first."""
         import numpy as np
 
         hp = self.policy
         depth = max(k, hp.depth)
         # The lexical gate keeps up to k and reports its best refused tools: enough to fuse.
-        lexical = self.lexical.retrieve(query, k, None, preferred_route)
+        lexical = self.lexical.retrieve(query, k, None, preferred_route, explain)
         reported = (*lexical.candidates, *lexical.dropped)
         # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
         lex_top = (
@@ -189,10 +192,13 @@ class HybridRetriever:
         k: int,
         policy: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
+        explain: bool = True,
     ) -> Retrieval:
+        """Fused retrieval of `query`. With `explain=False` candidates carry no `signals` (scores,
+        reasons and order are the same), which saves the lexical side's per-term signals."""
         hp = self.policy
         min_score = policy.min_score if policy is not None else 0.0
-        scored = self._score(query, k, preferred_route)
+        scored = self._score(query, k, preferred_route, explain)
         kept: list[Candidate] = []
         dropped: list[Candidate] = []
         for neg_rank, route, score, cosine, lex in scored:
@@ -217,7 +223,11 @@ class HybridRetriever:
                 source=cap.source,
                 score=score,
                 identifier_score=lex.identifier_score if lex is not None else 0.0,
-                signals=(*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, cosine)),
+                signals=(
+                    (*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, cosine))
+                    if explain
+                    else ()
+                ),
                 kept=keep,
                 reason=reason if keep or not passes else "beyond_k",
                 rank_score=-neg_rank,

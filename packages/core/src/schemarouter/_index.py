@@ -486,7 +486,9 @@ class LexicalIndex:
         k: int,
         policy: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
+        explain: bool = True,
     ) -> Retrieval:
+        """The gated retrieval of `query` (see `gate`); `explain=False` leaves out the signals."""
         from ._no_route import gate
 
-        return gate(self, query, k, policy, preferred_route)
+        return gate(self, query, k, policy, preferred_route, explain=explain)

@@ -258,7 +258,7 @@ def retrieve_for_request(
 def _choose_route(router: SchemaRouter, request: PlanRequest) -> tuple[str, PlanSelection]:
     if request.preferred_route is not None:
         return request.preferred_route, "preferred_route"
-    retrieval = router.retrieve(request.query, 1)
+    retrieval = router.retrieve(request.query, 1, explain=False)
     if retrieval.candidates:
         return retrieval.candidates[0].route, "routed"
     if retrieval.dropped:

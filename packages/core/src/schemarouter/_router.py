@@ -215,16 +215,19 @@ class SchemaRouter:
         *,
         policy: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
+        explain: bool = True,
     ) -> Retrieval:
         """Rank the catalog for `query`; the no-route gate decides which candidates survive.
 
+        With `explain=False` candidates carry no `signals` (scores, reasons and order are the
+        same): cheaper, for callers that need decisions but not the evidence behind them.
         Side-effect free: no I/O, no tool call.
         """
         if k < 1:
             raise UserError("k must be >= 1")
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
-        return self.retriever.retrieve(query, k, policy, preferred_route)
+        return self.retriever.retrieve(query, k, policy, preferred_route, explain)
 
     # -- execution boundary (see docs/execution.md) --------------------------------------------
 

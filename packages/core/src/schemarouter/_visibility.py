@@ -110,7 +110,7 @@ class Visibility:
             return decide(rules.index, query, self.k, self.abstention, hidden=rules.hidden)
         # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
         depth = min(self.k + len(rules.hidden_routes), max(len(rules.catalog), 1))
-        return self.router.retrieve(query, max(depth, self.k), policy=self.abstention)
+        return self.router.retrieve(query, max(depth, self.k), policy=self.abstention, explain=False)
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         """The ordered allow-set for `query`. Raises `RoutingError` only if the router itself fails."""
