@@ -95,9 +95,7 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
     return p50 * 1e6, p99 * 1e6
 
 
-def _time_each(queries: Sequence[str], call: Callable[[str], object]) -> tuple[float, float]:
-    for query in queries:  # warm-up: caches of query words, branch predictors, allocator
-        call(query)
+def _timed(queries: Sequence[str], call: Callable[[str], object]) -> tuple[float, float]:
     samples: list[float] = []
     clock = time.perf_counter
     for query in queries:
@@ -105,19 +103,19 @@ def _time_each(queries: Sequence[str], call: Callable[[str], object]) -> tuple[f
         call(query)
         samples.append(clock() - start)
     return _percentiles(samples)
+
+
+def _time_each(queries: Sequence[str], call: Callable[[str], object]) -> tuple[float, float]:
+    for query in queries:  # warm-up: caches of query words, branch predictors, allocator
+        call(query)
+    return _timed(queries, call)
 
 
 def _time_first(queries: Sequence[str], call: Callable[[str], object]) -> tuple[float, float]:
     """Each query timed on its first run: the words it brings are new to the per-word caches
     (except words an earlier query of the set already used, as with real traffic)."""
     call("one-off lazy tables")  # process-wide one-off loads, not per-word work
-    samples: list[float] = []
-    clock = time.perf_counter
-    for query in queries:
-        start = clock()
-        call(query)
-        samples.append(clock() - start)
-    return _percentiles(samples)
+    return _timed(queries, call)
 
 
 def _measure_build(build: Callable[[], object]) -> tuple[float, float, object]:

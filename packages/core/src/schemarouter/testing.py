@@ -11,6 +11,9 @@ or a turn with no request, offers no tool, and the failure is both returned and 
 `passing_evidence_report(**changes)` is an `EvidenceReport` that meets the acceptance bar,
 with `changes` applied, for tests of code that judges or prints reports.
 
+`unexplained_differences(explained, bare)` says how a retrieval made with `explain=False`
+differs from the explained one beyond leaving out signals (nothing, for a correct retriever).
+
 Nothing here needs an agent framework, a model or the network.
 """
 
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
 from ._evidence import EvidenceReport, LatencySummary
-from ._results import AllowSet, AllowSetProvider
+from ._results import AllowSet, AllowSetProvider, Retrieval
 from ._router import SchemaRouter
 from ._visibility import Visibility
 from .errors import RoutingError, UserError
@@ -38,6 +41,7 @@ __all__ = [
     "OutputGuardrail",
     "PendingApproval",
     "RaisingVisibility",
+    "unexplained_differences",
     "ScriptedCall",
     "passing_evidence_report",
 ]
@@ -254,3 +258,25 @@ def passing_evidence_report(**changes: Any) -> EvidenceReport:
         cases=(),
     )
     return replace(report, **changes)
+
+
+def unexplained_differences(explained: Retrieval, bare: Retrieval) -> list[str]:
+    """How `bare` (made with `explain=False`) differs from `explained` beyond its missing signals.
+
+    An empty list when the two decided the same tools, in the same order, with the same scores
+    and reasons, and `bare` carries no signals.
+    """
+    problems: list[str] = []
+    bare_candidates = (*bare.candidates, *bare.dropped)
+    with_signals = [c.name for c in bare_candidates if c.signals]
+    if with_signals:
+        problems.append(f"signals despite explain=False: {with_signals}")
+    stripped = [replace(c, signals=()) for c in (*explained.candidates, *explained.dropped)]
+    if [replace(c, signals=()) for c in bare_candidates] != stripped:
+        problems.append(f"different candidates: {bare_candidates} vs {stripped}")
+    summary = (bare.reason, bare.no_route, bare.matched)
+    if summary != (explained.reason, explained.no_route, explained.matched):
+        problems.append(
+            f"different outcome: {summary} vs {(explained.reason, explained.no_route, explained.matched)}"
+        )
+    return problems
