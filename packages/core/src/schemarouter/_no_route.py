@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._capability import Capability
 from ._fields import FIELDS, IDENTIFIER_FIELDS
 from ._index import LexicalIndex, QueryTerm
 from ._ranking import WeightArray
@@ -136,6 +137,8 @@ class Verdict(NamedTuple):
 class GateOutcome:
     """What the gate decided for one query: kept tools best first, reported refusals, and why."""
 
+    tools: tuple[Capability, ...]
+    """The catalog's tools; `Verdict.doc` is a position in it."""
     terms: tuple[QueryTerm, ...]
     kept: tuple[Verdict, ...]
     dropped: tuple[Verdict, ...]
@@ -217,7 +220,7 @@ def decide(
         reason = "below_min_score"
     else:
         reason = "gate_refused_all"
-    return GateOutcome(terms, tuple(kept), tuple(dropped), matched, reason)
+    return GateOutcome(index.capabilities, terms, tuple(kept), tuple(dropped), matched, reason)
 
 
 def gate(
@@ -238,7 +241,7 @@ def gate(
     outcome = decide(index, query, k, policy, preferred_route, settings, hidden)
     terms = outcome.terms
     evidence = _match_evidence(index, terms, settings) if explain else []
-    caps = index.capabilities
+    caps = outcome.tools
 
     def candidate(verdict: Verdict) -> Candidate:
         cap = caps[verdict.doc]

@@ -107,8 +107,9 @@ def top(
     """The best `depth` tools by (-score, route), their scores, and how many tools matched any term.
 
     `route_rank[tool]` is the tool's position in route order (the tie-break). `preferred`
-    (a tool position) competes even when no term matches it, with score 0. `positive` says every weight in `plans` is above 0: the matched tools are then exactly
-    those scoring above 0, read off the scores without a separate record of hits.
+    (a tool position) competes even when no term matches it, with score 0. `positive` says
+    every weight in `plans` is above 0: the matched tools are then exactly those scoring
+    above 0, read off the scores without a separate record of hits.
     """
     if positive and preferred is None:
         total, _ = add_up(plans, len(route_rank))

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ._abstention import RetrievalAbstentionPolicy
-from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
 from ._no_route import GateOutcome, decide
@@ -34,7 +33,6 @@ class _Rules:
     """Static rules resolved against one catalog version (computed once per version)."""
 
     catalog: Catalog
-    catalog_tools: tuple[Capability, ...]
     index: LexicalIndex | None
     hidden: dict[int, str]
     """Tool position -> `blocked` or `not_allowed`."""
@@ -101,7 +99,7 @@ class Visibility:
                 if cap.name in self.always_visible or cap.route in self.always_visible:
                     always.append((cap.route, cap.name))
             index = self.router.index if self.router.mode == "lexical" else None
-            rules = _Rules(catalog, tuple(catalog), index, hidden, hidden_routes, tuple(always))
+            rules = _Rules(catalog, index, hidden, hidden_routes, tuple(always))
             self._rules = rules
             return rules
 
@@ -129,7 +127,7 @@ class Visibility:
         routes: list[str] = []
         beyond = f"k={self.k}"
         if isinstance(retrieval, GateOutcome):
-            caps = rules.catalog_tools
+            caps = retrieval.tools
             kept = [(caps[v.doc], round(v.score, 6), v.reason) for v in retrieval.kept]
             dropped = [(caps[v.doc], round(v.score, 6), v.reason) for v in retrieval.dropped]
         else:
@@ -149,8 +147,6 @@ class Visibility:
             rule = rules.hidden_routes.get(tool.route)
             if rule is not None:
                 decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
-            elif detail in ("blocked", "not_allowed"):
-                decisions.append(ToolDecision(tool.route, tool.name, False, detail, "static rule", score))
             elif detail == "beyond_k":
                 decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
             else:
