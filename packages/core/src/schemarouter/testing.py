@@ -41,9 +41,9 @@ __all__ = [
     "OutputGuardrail",
     "PendingApproval",
     "RaisingVisibility",
-    "unexplained_differences",
     "ScriptedCall",
     "passing_evidence_report",
+    "unexplained_differences",
 ]
 
 logger = logging.getLogger("schemarouter.testing")
