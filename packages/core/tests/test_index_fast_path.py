@@ -10,13 +10,12 @@ from dataclasses import replace
 
 import pytest
 
-from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec
+from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
 from schemarouter._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm  # pyright: ignore[reportPrivateUsage]
 from schemarouter._no_route import DEFAULT_GATE, _match_evidence, gate  # pyright: ignore[reportPrivateUsage]
 from schemarouter._ranking import as_lists
 from schemarouter._results import Candidate
 from schemarouter._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
-from schemarouter.testing import unexplained_differences
 
 _VOCABULARY = (
     "weather forecast city temperature rain search flight airport date convert currency money "
@@ -225,12 +224,35 @@ def test_the_gate_stopping_early_reports_what_a_full_pass_would(seed: int) -> No
 
 
 @pytest.mark.parametrize("seed", [8, 9])
-def test_unexplained_gate_decides_exactly_as_the_explained_one(seed: int) -> None:
-    """`explain=False` (what Visibility uses) only leaves out signals: scores, reasons and order agree."""
-    index = LexicalIndex(random_catalog(seed, 150))
+def test_visibility_reports_the_gates_decisions_tool_by_tool(seed: int) -> None:
+    """`Visibility` reads the gate's verdicts directly; its decisions are the gate's candidates,
+    mapped as documented (static rules, beyond k, gate refusals), in the same order."""
+    catalog = random_catalog(seed, 150)
+    router = SchemaRouter(catalog)
+    rng = random.Random(seed)
+    tools = list(catalog)
+    blocked = {tools[rng.randrange(len(tools))].name for _ in range(6)}
+    visibility = Visibility(router, k=3, blocked=blocked)
+    hidden = {doc: "blocked" for doc, cap in enumerate(tools) if cap.name in blocked}
+    compared = 0
     for query in random_queries(seed, 60):
-        explained = gate(index, query, 5)
-        assert unexplained_differences(explained, gate(index, query, 5, explain=False)) == []
+        retrieval = gate(router.index, query, 3, hidden=hidden)
+        expected: list[tuple[str, bool, str, str, float | None]] = []
+        for c in retrieval.candidates:
+            expected.append((c.route, True, "routed", c.reason, c.score))
+        for c in retrieval.dropped:
+            if c.reason == "blocked":
+                expected.append((c.route, False, "blocked", "static rule", c.score))
+            elif c.reason == "beyond_k":
+                expected.append((c.route, False, "beyond_k", "k=3", c.score))
+            else:
+                expected.append((c.route, False, "gate_dropped", c.reason, c.score))
+        allow = visibility.allow_set(query)
+        assert [(d.route, d.visible, d.reason, d.detail, d.score) for d in allow.decisions] == expected
+        assert allow.routes == retrieval.routes
+        assert allow.reason == retrieval.reason
+        compared += len(expected)
+    assert compared > 100
 
 
 def test_identifier_score_is_the_evidence_of_identifier_hits_in_the_signals() -> None:
