@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
-from schemarouter._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm  # pyright: ignore[reportPrivateUsage]
-from schemarouter._no_route import DEFAULT_GATE, _match_evidence, gate  # pyright: ignore[reportPrivateUsage]
+from schemarouter._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm, Ranked  # pyright: ignore[reportPrivateUsage]
+from schemarouter._no_route import DEFAULT_GATE, _match_evidence, _term_evidence, gate  # pyright: ignore[reportPrivateUsage]
 from schemarouter._ranking import as_lists
 from schemarouter._results import Candidate
 from schemarouter._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
@@ -51,12 +51,19 @@ def random_queries(seed: int, count: int) -> list[str]:
     return [" ".join(rng.choices(WORDS + extra, k=rng.randint(0, 8))) for _ in range(count)]
 
 
+def ranked(
+    index: LexicalIndex, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
+) -> Ranked:
+    """`LexicalIndex.rank` with the gate's default evidence weights."""
+    return index.rank(terms, depth, DEFAULT_GATE, lambda qt: _term_evidence(index, qt, DEFAULT_GATE), preferred)
+
+
 def ranking(
     index: LexicalIndex, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
 ) -> tuple[list[tuple[int, float]], int]:
-    """`LexicalIndex.top` as (tool, score) pairs, and the number of matched tools."""
-    docs, scores, matched = index.top(terms, depth, preferred)
-    return list(zip(docs.tolist(), scores.tolist(), strict=True)), matched
+    """`LexicalIndex.rank` as (tool, score) pairs, and the number of matched tools."""
+    result = ranked(index, terms, depth, preferred)
+    return list(zip(result.docs, result.rank_scores, strict=True)), result.matched
 
 
 def exhaustive_accumulation(
@@ -162,16 +169,18 @@ def test_rank_and_gate_evidence_equal_the_exhaustive_accumulation(seed: int) -> 
             scores[preferred] = 0.0
         depth = rng.choice([1, 5, 32])
         expected = sorted(scores.items(), key=lambda item: (-item[1], index.capabilities[item[0]].route))
-        ranked, matched = ranking(index, terms, depth, preferred)
-        assert ranked == expected[:depth]
+        top, matched = ranking(index, terms, depth, preferred)
+        assert top == expected[:depth]
         assert matched == len(scores)
-        vectors = [index.term_evidence(qt, weights) for qt, weights in zip(terms, evidence, strict=True)]
-        totals, identifiers = index.evidence_totals([v for v in vectors if v is not None])
+        # every matched tool, with its evidence summed in the same bincount as its score
+        every = ranked(index, terms, len(index), preferred)
+        assert [doc for doc, _ in expected] == every.docs
+        evidence_of = {doc: (every.support[i], every.named[i]) for i, doc in enumerate(every.docs)}
         for doc in range(len(index)):
             # the vectorised evidence is the same float, tool by tool, as both scalar references
             lookup = evidence_by_lookup(index, doc, terms, evidence)
             assert lookup[0] == support.get(doc, 0.0)
-            assert (float(totals[doc]), float(identifiers[doc])) == lookup
+            assert evidence_of.get(doc, (0.0, 0.0)) == lookup
 
 
 def test_prefix_expansion_equals_a_scan_of_every_term() -> None:
@@ -283,10 +292,10 @@ def scalar_verdicts(
     settings = DEFAULT_GATE
     terms = index.query_terms(query)
     evidence = _match_evidence(index, terms, settings)
-    ranked, _ = ranking(index, terms, max(settings.min_depth, 4 * k))
+    top, _ = ranking(index, terms, max(settings.min_depth, 4 * k))
     out: list[tuple[str, float, float, str]] = []
     kept = 0
-    for doc, rank_score in ranked:
+    for doc, rank_score in top:
         total, identifier = evidence_by_lookup(index, doc, terms, evidence)
         weight = settings.rank_weight
         blended = total ** (1 - weight) * (rank_score / index.max_idf) ** weight if total > 0 else total
@@ -337,17 +346,16 @@ def test_gate_decisions_equal_a_scalar_walk_of_the_ranked_tools(seed: int) -> No
 
 
 def test_per_word_caches_stay_bounded_and_change_no_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the per-word caches full from the start, every request computes its vectors afresh,
-    and routes exactly as with the caches; the caches never hold more postings than allowed."""
+    """With the per-word cache full from the start, every request computes its vectors afresh,
+    and routes exactly as with the cache; the cache never holds more entries than allowed."""
     import schemarouter._index as index_module
 
     catalog = random_catalog(15, 150)
     queries = random_queries(15, 80)
     cached = LexicalIndex(catalog)
     expected = [gate(cached, q, 5) for q in queries * 2]
-    monkeypatch.setattr(index_module, "_PLAN_CACHE_POSTINGS", 40)
-    monkeypatch.setattr(index_module, "_EVIDENCE_CACHE_POSTINGS", 40)
+    monkeypatch.setattr(index_module, "_VECTOR_CACHE_POSTINGS", 60)
     bounded = LexicalIndex(catalog)
     assert [gate(bounded, q, 5) for q in queries * 2] == expected
-    assert 0 < bounded._plans_size <= 40  # pyright: ignore[reportPrivateUsage]
-    assert 0 < bounded._evidence_size <= 40  # pyright: ignore[reportPrivateUsage]
+    assert 0 < bounded._vectors_size <= 60  # pyright: ignore[reportPrivateUsage]
+    assert cached._vectors_size > 60  # pyright: ignore[reportPrivateUsage]

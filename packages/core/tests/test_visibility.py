@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
+import pickle
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import mcp
 import mcp.types
 import pytest
 
-from schemarouter import Catalog, RoutingError, SchemaRouter, ToolSpec, UserError, Visibility
+from schemarouter import (
+    AllowSet,
+    Catalog,
+    RetrievalAbstentionPolicy,
+    RoutingError,
+    SchemaRouter,
+    ToolDecision,
+    ToolSpec,
+    UserError,
+    Visibility,
+)
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_conformance._fixture import build_server, read_call_log
 
@@ -163,3 +178,65 @@ def test_a_router_failure_is_a_routing_error() -> None:
 
     with pytest.raises(RoutingError):
         Visibility(Broken(CATALOG), k=3).allow_set("read the archive")
+
+
+def test_decisions_read_later_are_those_of_when_the_allow_set_was_made() -> None:
+    """The report is worked out when first read, from state fixed at request time: changing the
+    `Visibility` afterwards changes nothing in an allow-set already made."""
+    visibility = Visibility(SchemaRouter(CATALOG), k=1, blocked={"read"})
+    allow = visibility.allow_set("read a stored document from the archive")
+    fresh = Visibility(SchemaRouter(CATALOG), k=1, blocked={"read"}).allow_set(
+        "read a stored document from the archive"
+    )
+    expected = fresh.decisions
+    visibility.k = 3
+    visibility.abstention = RetrievalAbstentionPolicy(min_score=0.99)
+    assert allow.decisions == expected
+    assert any(d.reason == "beyond_k" and d.detail == "k=1" for d in allow.decisions)
+    assert any(d.name == "read" and d.reason == "blocked" for d in allow.decisions)
+    assert allow.routed == allow.names == fresh.names
+
+
+def test_an_allow_set_is_an_immutable_value() -> None:
+    allow = Visibility(SchemaRouter(CATALOG), k=3).allow_set("search the archive", principal="alice")
+    rebuilt = AllowSet(
+        allow.query,
+        allow.principal,
+        allow.catalog_version,
+        allow.names,
+        allow.routes,
+        allow.no_route,
+        allow.reason,
+        allow.decisions,
+    )
+    assert rebuilt == allow
+    assert hash(rebuilt) == hash(allow)
+    assert repr(rebuilt) == repr(allow)
+    assert "decisions=(ToolDecision(" in repr(allow)
+    assert pickle.loads(pickle.dumps(allow)) == allow
+    assert copy.deepcopy(allow) == allow
+    assert (
+        AllowSet(*[getattr(allow, f) for f in ("query", "principal", "catalog_version")], (), (), True, "x")
+        != allow
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        allow.names = ()  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del allow.reason  # type: ignore[misc]
+
+
+def test_threads_reading_the_decisions_at_once_see_one_report() -> None:
+    visibility = Visibility(SchemaRouter(CATALOG), k=2, always_visible={"help"})
+    for query in ("read a stored document", "tell me a joke about cats", "search the archive"):
+        allow = visibility.allow_set(query)
+        start = threading.Barrier(8)
+
+        def read(allow: AllowSet = allow, start: threading.Barrier = start) -> tuple[ToolDecision, ...]:
+            start.wait()
+            return allow.decisions
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            reports = [f.result() for f in [pool.submit(read) for _ in range(8)]]
+        assert all(report == reports[0] for report in reports)
+        assert reports[0] == visibility.allow_set(query).decisions
+        assert reports[0][-1].reason == "always_visible"

@@ -14,6 +14,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,26 +24,60 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
-from ._ranking import DocArray, TermPlan, WeightArray, add_up, merged, postings_of, top
+from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, postings_of
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
 from ._text import text_tokens
 
-__all__ = ["EvidenceVector", "IndexSettings", "LexicalIndex", "QueryTerm", "TermMatch"]
+__all__ = [
+    "EvidenceVector",
+    "IndexSettings",
+    "LexicalIndex",
+    "QueryTerm",
+    "Ranked",
+    "TermMatch",
+    "WordVector",
+]
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
 _MAX_EXPANSIONS = 12
 _MAX_QUERY_TERMS = 64
 _RESOLVE_CACHE = 50_000
-_PLAN_CACHE_POSTINGS = 2_000_000
-_EVIDENCE_CACHE_POSTINGS = 2_000_000
+_VECTOR_CACHE_POSTINGS = 4_000_000
 
 
 EvidenceVector = tuple[DocArray, WeightArray, WeightArray]
 """One query term's gate evidence: tools it hits, the evidence it brings each, and the part of
 that evidence which names the tool (an identifier hit)."""
+
+
+class WordVector(NamedTuple):
+    """What one query word adds to a request, laid out for one `bincount` over three blocks of
+    catalog size: a position `p` below n adds to tool `p`'s ranking score, `n + p` to its gate
+    evidence and `2n + p` to its identifier evidence."""
+
+    positions: DocArray
+    values: WeightArray
+    ranking: int
+    """The first `ranking` entries are the ranking block: the word's `TermPlan`."""
+    positive: bool
+    """Every ranking weight is above 0 (a tool it matches then scores above 0)."""
+
+
+class Ranked(NamedTuple):
+    """The best-ranked tools of one request, best first, with what the gate decides on."""
+
+    docs: list[int]
+    rank_scores: list[float]
+    """BM25F score of each."""
+    support: list[float]
+    """Gate evidence of each."""
+    named: list[float]
+    """The part of `support` that comes from hits on each tool's identifiers."""
+    matched: int
+    """Tools that any query word matched (more than `docs` when they ranked lower)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,10 +256,8 @@ class LexicalIndex:
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
         self._joined: dict[str, bool] = {}
-        self._plans: dict[str, tuple[TermPlan, bool]] = {}
-        self._plans_size = 0
-        self._evidence: dict[Hashable, dict[str, EvidenceVector | None]] = {}
-        self._evidence_size = 0
+        self._vectors: dict[Hashable, dict[str, WordVector]] = {}
+        self._vectors_size = 0
 
     # -- query side -----------------------------------------------------------------------------
 
@@ -326,39 +359,20 @@ class LexicalIndex:
     def query_terms(self, query: str) -> tuple[QueryTerm, ...]:
         """The query's distinct terms (stop-words removed), in order of first use."""
         seen: set[str] = set()
+        words: set[str] = set()
         out: list[QueryTerm] = []
         for surface in self._with_joined(text_tokens(query)):
             if surface in seen:
                 continue
             seen.add(surface)
             term = self._resolve(surface)
-            if any(t.word == term.word for t in out):
+            if term.word in words:
                 continue
+            words.add(term.word)
             out.append(term)
             if len(out) >= _MAX_QUERY_TERMS:
                 break
         return tuple(out)
-
-    def plans(self, terms: tuple[QueryTerm, ...]) -> tuple[tuple[TermPlan, ...], bool]:
-        """The query's terms as ranking reads them (see `TermPlan`), each computed once per word,
-        and whether every weight in them is positive (then a tool is matched exactly when its
-        score is above 0, and ranking needs no separate record of matched tools)."""
-        cache = self._plans
-        out: list[TermPlan] = []
-        positive = True
-        for qt in terms:
-            if not qt.matches:
-                continue
-            cached = cache.get(qt.surface)
-            if cached is None:
-                plan = self._plan(qt)
-                cached = (plan, bool(np.all(plan[1] > 0.0)))
-                if self._plans_size + len(plan[0]) <= _PLAN_CACHE_POSTINGS:
-                    cache[qt.surface] = cached
-                    self._plans_size += len(plan[0])
-            out.append(cached[0])
-            positive = positive and cached[1]
-        return tuple(out), positive
 
     def _plan(self, qt: QueryTerm) -> TermPlan:
         scale = qt.specificity**self.settings.specificity_focus
@@ -368,28 +382,6 @@ class LexicalIndex:
             docs, weights = postings[match.term]
             return docs, weights * (match.quality * scale)
         return merged(postings, [(m.term, m.quality * scale) for m in qt.matches])
-
-    def top(
-        self, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
-    ) -> tuple[DocArray, WeightArray, int]:
-        """The best `depth` tools by BM25F score (ties by route), their scores, and how many tools
-        matched any query term. The same ranking as sorting every matched tool by (-score, route),
-        without the sort."""
-        plans, positive = self.plans(terms)
-        return top(self._route_rank, plans, depth, preferred, positive)
-
-    def evidence_totals(self, vectors: Sequence[EvidenceVector]) -> tuple[WeightArray, WeightArray]:
-        """Per tool, the summed evidence and identifier evidence of the query terms' `vectors`.
-
-        Added in the order given (query-term order), so the floats are those of a scalar walk of
-        each tool; the tests hold it to one.
-        """
-        size = len(self._caps)
-        if not vectors:
-            return np.zeros(size, dtype=np.float64), np.zeros(size, dtype=np.float64)
-        total, _ = add_up([(docs, values) for docs, values, _ in vectors], size)
-        identifier, _ = add_up([(docs, values) for docs, _, values in vectors], size)
-        return total, identifier
 
     def term_evidence(self, qt: QueryTerm, weights: Sequence[tuple[float, float]]) -> EvidenceVector | None:
         """The gate evidence one query term brings each tool it hits, and the part naming the tool.
@@ -438,34 +430,81 @@ class LexicalIndex:
         hit = np.flatnonzero(best)
         return hit, best[hit], first_named[hit]
 
-    def evidence_vectors(
+    def _word_vector(self, qt: QueryTerm, weights: Sequence[tuple[float, float]]) -> WordVector:
+        docs, values = self._plan(qt)
+        positive = bool(np.all(values > 0.0))
+        evidence = self.term_evidence(qt, weights)
+        if evidence is None:
+            return WordVector(docs, values, len(docs), positive)
+        hit, total, identifier = evidence
+        size = len(self._caps)
+        return WordVector(
+            np.concatenate((docs, hit + size, hit + 2 * size)),
+            np.concatenate((values, total, identifier)),
+            len(docs),
+            positive,
+        )
+
+    def word_vectors(
         self,
         terms: tuple[QueryTerm, ...],
         key: Hashable,
         weights_of: Callable[[QueryTerm], Sequence[tuple[float, float]]],
-    ) -> list[EvidenceVector]:
-        """`term_evidence` of each query term that brings any, in query order, cached per word.
+    ) -> list[WordVector]:
+        """What each query term that matches anything adds to ranking and gate evidence (see
+        `WordVector`, `term_evidence`), in query order, computed once per word and cached.
 
         `weights_of(term)` gives the per-match evidence weights; `key` names how they are
-        computed (the gate's settings), so each key has its own cache. Caches are bounded by
-        the postings they hold; past that, vectors are computed per request.
+        computed (the gate's settings), so each key has its own cache. The caches together are
+        bounded by the entries they hold; past that, vectors are computed per request.
         """
-        cache = self._evidence.get(key)
+        cache = self._vectors.get(key)
         if cache is None:
-            cache = self._evidence[key] = {}
-        out: list[EvidenceVector] = []
+            cache = self._vectors[key] = {}
+        out: list[WordVector] = []
         for qt in terms:
-            if qt.surface in cache:
-                vector = cache[qt.surface]
-            else:
-                vector = self.term_evidence(qt, weights_of(qt))
-                size = 1 if vector is None else len(vector[0])
-                if self._evidence_size + size <= _EVIDENCE_CACHE_POSTINGS:
+            if not qt.matches:
+                continue
+            vector = cache.get(qt.surface)
+            if vector is None:
+                vector = self._word_vector(qt, weights_of(qt))
+                if self._vectors_size + len(vector.positions) <= _VECTOR_CACHE_POSTINGS:
                     cache[qt.surface] = vector
-                    self._evidence_size += size
-            if vector is not None:
-                out.append(vector)
+                    self._vectors_size += len(vector.positions)
+            out.append(vector)
         return out
+
+    def rank(
+        self,
+        terms: tuple[QueryTerm, ...],
+        depth: int,
+        key: Hashable,
+        weights_of: Callable[[QueryTerm], Sequence[tuple[float, float]]],
+        preferred: int | None = None,
+    ) -> Ranked:
+        """The best `depth` tools by BM25F score (ties by route), with their gate evidence.
+
+        The same ranking as sorting every matched tool by (-score, route), without the sort.
+        Scores and evidence are summed in query-term order by one `bincount`, so each is the
+        float a scalar walk of each tool gives (the tests hold it to one). `preferred` (a
+        tool position) competes even when no term matches it, with score 0. `key` and
+        `weights_of` are those of `word_vectors`.
+        """
+        size = len(self._caps)
+        vectors = self.word_vectors(terms, key, weights_of)
+        totals = add_up([(v.positions, v.values) for v in vectors], 3 * size)
+        scores = totals[:size]
+        hit = None
+        if preferred is not None or not all(v.positive for v in vectors):
+            # zero-weight matches count as matched; so does the preferred tool
+            hit = np.zeros(size, dtype=np.bool_)
+            for v in vectors:
+                hit[v.positions[: v.ranking]] = True
+            if preferred is not None:
+                hit[preferred] = True
+        docs, matched = best(self._route_rank, scores, depth, hit)
+        rank_scores, support, named = totals.reshape(3, size)[:, docs].tolist()
+        return Ranked(docs.tolist(), rank_scores, support, named, matched)
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[int, int, int]]:
         """For one tool: each query term's best match in it, as (term position, match position,

@@ -24,11 +24,20 @@ from typing import NamedTuple
 from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
 from ._fields import FIELDS, IDENTIFIER_FIELDS
-from ._index import LexicalIndex, QueryTerm
-from ._ranking import WeightArray
+from ._index import LexicalIndex, QueryTerm, Ranked
 from ._results import Candidate, Retrieval, Signal
 
-__all__ = ["GateOutcome", "GateSettings", "Verdict", "decide", "gate"]
+__all__ = [
+    "GateOutcome",
+    "GateRanking",
+    "GateSettings",
+    "Verdict",
+    "decide",
+    "gate",
+    "outcome",
+    "rank_for_gate",
+    "verdicts",
+]
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
@@ -82,14 +91,6 @@ def _match_evidence(
 ) -> list[list[tuple[float, float]]]:
     """Per query term and match: the evidence of a hit on an identifier, and elsewhere."""
     return [_term_evidence(index, qt, settings) for qt in terms]
-
-
-def _evidence_totals(
-    index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
-) -> tuple[WeightArray, WeightArray]:
-    """Every tool's gate evidence and identifier evidence; each word's share is computed once."""
-    vectors = index.evidence_vectors(terms, settings, lambda qt: _term_evidence(index, qt, settings))
-    return index.evidence_totals(vectors)
 
 
 def _fields_of(mask: int) -> tuple[str, ...]:
@@ -146,6 +147,115 @@ class GateOutcome:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class GateRanking:
+    """One request ranked for the gate: its terms and its best-ranked tools with their evidence."""
+
+    index: LexicalIndex
+    terms: tuple[QueryTerm, ...]
+    ranked: Ranked
+    preferred_doc: int | None
+
+
+def rank_for_gate(
+    index: LexicalIndex,
+    query: str,
+    k: int,
+    preferred_route: str | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> GateRanking:
+    """Rank `query` deep enough for the gate to keep `k` tools past the `hidden` ones."""
+    terms = index.query_terms(query)
+    preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
+    depth = max(settings.min_depth, 4 * k)
+    if hidden:
+        depth += min(len(hidden), depth)
+    ranked = index.rank(terms, depth, settings, lambda qt: _term_evidence(index, qt, settings), preferred_doc)
+    return GateRanking(index, terms, ranked, preferred_doc)
+
+
+def verdicts(
+    ranking: GateRanking,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+    report: bool = True,
+) -> tuple[list[Verdict], list[Verdict]]:
+    """The gate's verdicts on the ranked tools, in rank order: at most `k` kept, and refusals.
+
+    With `report`, refusals are the `hidden` tools (with the rule's reason; they do not use
+    up `k`) and at most `settings.reported_dropped` others, best ranked first. Without it,
+    no refusal is listed and the walk stops at the k-th kept tool: the same kept tools,
+    for callers that read the refusals later or never.
+    """
+    ranked = ranking.ranked
+    kept: list[Verdict] = []
+    dropped: list[Verdict] = []
+    if not ranked.docs:
+        return kept, dropped
+    evidence_floor = _unbounded(settings.evidence_floor)
+    identifier_floor = _unbounded(settings.identifier_floor)
+    min_score = policy.min_score if policy is not None else 0.0
+    weight, unit = settings.rank_weight, ranking.index.max_idf
+    preferred_doc = ranking.preferred_doc
+    hidden_left = sum(doc in hidden for doc in ranked.docs) if hidden and report else 0
+    reported = settings.reported_dropped if report else 0
+    exp = math.exp
+    for doc, rank_score, total, identifier in zip(
+        ranked.docs, ranked.rank_scores, ranked.support, ranked.named, strict=True
+    ):
+        if len(kept) >= k and len(dropped) >= reported and not hidden_left:
+            break  # nothing further can be kept or reported
+        rule = hidden.get(doc) if hidden else None
+        if rule is None and len(dropped) >= reported and len(kept) >= k:
+            continue  # could only be refused, and enough refusals are reported
+        if rule is not None and not report:
+            continue
+        if total > 0.0 and weight > 0.0:
+            # evidence blended geometrically with the ranking score (in units of the highest term weight)
+            score = 1.0 - exp(-(total ** (1.0 - weight) * (rank_score / unit) ** weight))
+        else:
+            score = 1.0 - exp(-total)
+        if rule is not None:
+            hidden_left -= 1
+            reason = rule
+        elif doc == preferred_doc:
+            reason = "preferred_route"
+        elif total < evidence_floor and identifier < identifier_floor:
+            reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
+        elif score < min_score:
+            reason = "below_min_score"
+        else:
+            reason = "routed"
+        keep = reason == "routed" or reason == "preferred_route"
+        if keep and len(kept) >= k:
+            reason, keep = "beyond_k", False
+        if not keep and rule is None and len(dropped) >= reported:
+            continue
+        (kept if keep else dropped).append(Verdict(doc, score, identifier, rank_score, keep, reason))
+    return kept, dropped
+
+
+def outcome(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> GateOutcome:
+    """The gate's outcome from a full walk of `verdicts` (with `report`)."""
+    if kept:
+        reason = "routed"
+    elif not ranking.terms:
+        reason = "no_content_words"
+    elif not ranking.ranked.matched:
+        reason = "no_terms_matched"
+    elif any(v.reason == "below_min_score" for v in dropped):
+        reason = "below_min_score"
+    else:
+        reason = "gate_refused_all"
+    index = ranking.index
+    return GateOutcome(
+        index.capabilities, ranking.terms, tuple(kept), tuple(dropped), ranking.ranked.matched, reason
+    )
+
+
 def decide(
     index: LexicalIndex,
     query: str,
@@ -161,66 +271,8 @@ def decide(
     are reported as dropped with that reason and do not use up `k`. At most
     `settings.reported_dropped` other refusals are reported, best ranked first.
     """
-    terms = index.query_terms(query)
-    hidden = hidden or {}
-    preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
-    depth = max(settings.min_depth, 4 * k)
-    depth += min(len(hidden), depth)
-    ranked_docs, rank_values, matched = index.top(terms, depth, preferred_doc)
-    kept: list[Verdict] = []
-    dropped: list[Verdict] = []
-    if matched:
-        support, named = _evidence_totals(index, terms, settings)
-        docs: list[int] = ranked_docs.tolist()
-        rank_scores: list[float] = rank_values.tolist()
-        totals: list[float] = support[ranked_docs].tolist()
-        identifiers: list[float] = named[ranked_docs].tolist()
-        evidence_floor = _unbounded(settings.evidence_floor)
-        identifier_floor = _unbounded(settings.identifier_floor)
-        min_score = policy.min_score if policy is not None else 0.0
-        weight, unit = settings.rank_weight, index.max_idf
-        hidden_left = sum(doc in hidden for doc in docs) if hidden else 0
-        reported = settings.reported_dropped
-        exp = math.exp
-        for doc, rank_score, total, identifier in zip(docs, rank_scores, totals, identifiers, strict=True):
-            if len(kept) >= k and len(dropped) >= reported and not hidden_left:
-                break  # nothing further can be kept or reported
-            rule = hidden.get(doc) if hidden else None
-            if rule is None and len(dropped) >= reported and len(kept) >= k:
-                continue  # could only be refused, and enough refusals are reported
-            if total > 0.0 and weight > 0.0:
-                # evidence blended geometrically with the ranking score (in units of the highest term weight)
-                score = 1.0 - exp(-(total ** (1.0 - weight) * (rank_score / unit) ** weight))
-            else:
-                score = 1.0 - exp(-total)
-            if rule is not None:
-                hidden_left -= 1
-                reason = rule
-            elif doc == preferred_doc:
-                reason = "preferred_route"
-            elif total < evidence_floor and identifier < identifier_floor:
-                reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
-            elif score < min_score:
-                reason = "below_min_score"
-            else:
-                reason = "routed"
-            keep = reason == "routed" or reason == "preferred_route"
-            if keep and len(kept) >= k:
-                reason, keep = "beyond_k", False
-            if not keep and rule is None and len(dropped) >= reported:
-                continue
-            (kept if keep else dropped).append(Verdict(doc, score, identifier, rank_score, keep, reason))
-    if kept:
-        reason = "routed"
-    elif not terms:
-        reason = "no_content_words"
-    elif not matched:
-        reason = "no_terms_matched"
-    elif any(v.reason == "below_min_score" for v in dropped):
-        reason = "below_min_score"
-    else:
-        reason = "gate_refused_all"
-    return GateOutcome(index.capabilities, terms, tuple(kept), tuple(dropped), matched, reason)
+    ranking = rank_for_gate(index, query, k, preferred_route, settings, hidden)
+    return outcome(ranking, *verdicts(ranking, k, policy, settings, hidden))
 
 
 def gate(

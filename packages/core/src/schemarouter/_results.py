@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Callable, Hashable
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Literal, Protocol, cast, runtime_checkable
 
 __all__ = [
     "AllowSet",
@@ -94,15 +94,24 @@ class ToolDecision:
     score: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+_ALLOW_SET_FIELDS = ("query", "principal", "catalog_version", "names", "routes", "no_route", "reason")
+
+
 class AllowSet:
-    """The tools a model may see for one request.
+    """The tools a model may see for one request. Immutable.
 
     `names` / `routes` are ordered (routed tools best first, then always-visible ones).
-    Tools with no decision listed were not retrieved for this query and are hidden.
-    `no_route` is True when no routed tool is visible (always-visible tools do not
-    count as a route); `reason` says why.
+    `decisions` says, tool by tool, why each retrieved tool is visible or hidden; tools
+    with no decision listed were not retrieved for this query and are hidden. `no_route`
+    is True when no routed tool is visible (always-visible tools do not count as a route);
+    `reason` says why.
+
+    `Visibility` works out `decisions` when they are first read: adapters, which only
+    read the names, do not pay for the report. The report is fixed when the allow-set
+    is made; reading it later gives the same decisions.
     """
+
+    __slots__ = (*_ALLOW_SET_FIELDS, "_decisions", "_explain")
 
     query: str
     principal: Hashable | None
@@ -111,7 +120,88 @@ class AllowSet:
     routes: tuple[str, ...]
     no_route: bool
     reason: str
-    decisions: tuple[ToolDecision, ...]
+    _decisions: tuple[ToolDecision, ...] | None
+    _explain: Callable[[], tuple[ToolDecision, ...]] | None
+
+    def __init__(
+        self,
+        query: str,
+        principal: Hashable | None,
+        catalog_version: str,
+        names: tuple[str, ...],
+        routes: tuple[str, ...],
+        no_route: bool,
+        reason: str,
+        decisions: tuple[ToolDecision, ...] = (),
+    ) -> None:
+        put = object.__setattr__
+        put(self, "query", query)
+        put(self, "principal", principal)
+        put(self, "catalog_version", catalog_version)
+        put(self, "names", names)
+        put(self, "routes", routes)
+        put(self, "no_route", no_route)
+        put(self, "reason", reason)
+        put(self, "_decisions", decisions)
+        put(self, "_explain", None)
+
+    @classmethod
+    def explained_on_demand(
+        cls,
+        query: str,
+        principal: Hashable | None,
+        catalog_version: str,
+        names: tuple[str, ...],
+        routes: tuple[str, ...],
+        no_route: bool,
+        reason: str,
+        explain: Callable[[], tuple[ToolDecision, ...]],
+    ) -> AllowSet:
+        """An allow-set whose `decisions` come from `explain()`, called once, when first read.
+
+        `explain` must be pure: it reads only state fixed when the allow-set is made.
+        """
+        allow = cls(query, principal, catalog_version, names, routes, no_route, reason)
+        object.__setattr__(allow, "_decisions", None)
+        object.__setattr__(allow, "_explain", explain)
+        return allow
+
+    @property
+    def decisions(self) -> tuple[ToolDecision, ...]:
+        """Why each retrieved tool is visible or hidden, in the order they were considered."""
+        decisions = self._decisions
+        if decisions is None:
+            explain = self._explain
+            if explain is None:  # another thread explained it in between
+                return cast("tuple[ToolDecision, ...]", self._decisions)
+            decisions = explain()
+            object.__setattr__(self, "_decisions", decisions)
+            object.__setattr__(self, "_explain", None)
+        return decisions
+
+    def _key(self) -> tuple[object, ...]:
+        return (*(getattr(self, name) for name in _ALLOW_SET_FIELDS), self.decisions)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == cast("AllowSet", other)._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        names = (*_ALLOW_SET_FIELDS, "decisions")
+        return f"AllowSet({', '.join(f'{n}={v!r}' for n, v in zip(names, self._key(), strict=True))})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type[AllowSet], tuple[object, ...]]:
+        return (AllowSet, self._key())
 
     def __contains__(self, name_or_route: object) -> bool:
         return name_or_route in self.names or name_or_route in self.routes

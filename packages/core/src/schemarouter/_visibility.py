@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
-from ._no_route import GateOutcome, decide
-from ._results import AllowSet, Retrieval, ToolDecision
+from ._no_route import Verdict, outcome, rank_for_gate, verdicts
+from ._results import AllowSet, ToolDecision
 from ._router import SchemaRouter
 from .errors import RoutingError, UserError
 
@@ -103,73 +104,132 @@ class Visibility:
             self._rules = rules
             return rules
 
-    def _retrieve(self, query: str, rules: _Rules) -> Retrieval | GateOutcome:
-        if rules.index is not None and rules.index.catalog is rules.catalog:
-            return decide(rules.index, query, self.k, self.abstention, hidden=rules.hidden)
-        # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
-        depth = min(self.k + len(rules.hidden_routes), max(len(rules.catalog), 1))
-        return self.router.retrieve(query, max(depth, self.k), policy=self.abstention, explain=False)
-
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
-        """The ordered allow-set for `query`. Raises `RoutingError` only if the router itself fails."""
+        """The ordered allow-set for `query`. Raises `RoutingError` only if the router itself fails.
+
+        Its `decisions` are worked out when first read (see `AllowSet`).
+        """
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
         try:
             rules = self._resolve_rules()
-            retrieval = self._retrieve(query, rules)
+            index = rules.index
+            if index is not None and index.catalog is rules.catalog:
+                return self._lexical(index, query, principal, rules)
+            # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
+            depth = min(self.k + len(rules.hidden_routes), max(len(rules.catalog), 1))
+            retrieval = self.router.retrieve(query, max(depth, self.k), policy=self.abstention, explain=False)
         except UserError:
             raise
         except Exception as exc:
             raise RoutingError(f"routing failed for this request: {type(exc).__name__}: {exc}") from exc
+        kept: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.candidates]
+        dropped: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.dropped]
+        tools = [c for c, _, _ in kept]
+        return self._allow_set(query, principal, rules, tools, retrieval.reason, lambda: (kept, dropped))
 
-        decisions: list[ToolDecision] = []
+    def _lexical(
+        self, index: LexicalIndex, query: str, principal: Hashable | None, rules: _Rules
+    ) -> AllowSet:
+        """The lexical gate read directly: the walk stops at the k-th kept tool, and the refusals
+        are gathered only when the decisions are read."""
+        k, policy, hidden = self.k, self.abstention, rules.hidden
+        ranking = rank_for_gate(index, query, k, hidden=hidden)
+        kept, _ = verdicts(ranking, k, policy, hidden=hidden, report=False)
+        tools = index.capabilities
+        # hidden tools are never kept, and at most k are: a kept tool is routed
+        reason = "routed" if kept else outcome(ranking, *verdicts(ranking, k, policy, hidden=hidden)).reason
+
+        def report() -> tuple[list[_Scored], list[_Scored]]:
+            every_kept, dropped = verdicts(ranking, k, policy, hidden=hidden)
+            return _scored(tools, every_kept), _scored(tools, dropped)
+
+        return self._allow_set(query, principal, rules, [tools[v.doc] for v in kept], reason, report)
+
+    def _allow_set(
+        self,
+        query: str,
+        principal: Hashable | None,
+        rules: _Rules,
+        kept: Sequence[_Tool],
+        reason: str,
+        report: Callable[[], tuple[list[_Scored], list[_Scored]]],
+    ) -> AllowSet:
+        """Visible tools: kept ones not hidden by a static rule, at most k, then always-visible ones.
+
+        `report()` gives the retrieval's kept and dropped tools with their scores and reasons;
+        the decisions explain them, when they are read.
+        """
+        k = self.k
         names: list[str] = []
         routes: list[str] = []
-        beyond = f"k={self.k}"
-        if isinstance(retrieval, GateOutcome):
-            caps = retrieval.tools
-            kept = [(caps[v.doc], round(v.score, 6), v.reason) for v in retrieval.kept]
-            dropped = [(caps[v.doc], round(v.score, 6), v.reason) for v in retrieval.dropped]
-        else:
-            kept = [(c, c.score, c.reason) for c in retrieval.candidates]
-            dropped = [(c, c.score, c.reason) for c in retrieval.dropped]
-        for tool, score, detail in kept:
-            rule = rules.hidden_routes.get(tool.route)
-            if rule is not None:
-                decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
-            elif len(routes) >= self.k:
-                decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
-            else:
-                decisions.append(ToolDecision(tool.route, tool.name, True, "routed", detail, score))
+        for tool in kept:
+            if len(routes) < k and tool.route not in rules.hidden_routes:
                 names.append(tool.name)
                 routes.append(tool.route)
-        for tool, score, detail in dropped:
-            rule = rules.hidden_routes.get(tool.route)
-            if rule is not None:
-                decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
-            elif detail == "beyond_k":
-                decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
-            else:
-                decisions.append(ToolDecision(tool.route, tool.name, False, "gate_dropped", detail, score))
-        routed_count = len(routes)
+        routed = tuple(routes)
         for route, name in rules.always:
-            if route not in routes:
-                decisions.append(ToolDecision(route, name, True, "always_visible", "static rule"))
+            if route not in routed:
                 names.append(name)
                 routes.append(route)
-        if routed_count:
+        if routed:
             reason = "routed"
-        elif not kept:
-            reason = retrieval.reason
-        else:
+        elif kept:
             reason = "static_rules_hid_all"
-        return AllowSet(
-            query=query,
-            principal=principal,
-            catalog_version=rules.catalog.version,
-            names=tuple(names),
-            routes=tuple(routes),
-            no_route=routed_count == 0,
-            reason=reason,
-            decisions=tuple(decisions),
+
+        def explain() -> tuple[ToolDecision, ...]:
+            return _decisions(rules, k, routed, *report())
+
+        return AllowSet.explained_on_demand(
+            query,
+            principal,
+            rules.catalog.version,
+            tuple(names),
+            tuple(routes),
+            not routed,
+            reason,
+            explain,
         )
+
+
+class _Tool(Protocol):
+    @property
+    def route(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+
+
+_Scored = tuple[_Tool, float, str]
+"""A retrieved tool, its routing score (rounded as reported) and the retrieval's reason."""
+
+
+def _scored(tools: tuple[Capability, ...], verdicts: list[Verdict]) -> list[_Scored]:
+    return [(tools[v.doc], round(v.score, 6), v.reason) for v in verdicts]
+
+
+def _decisions(
+    rules: _Rules, k: int, routed: tuple[str, ...], kept: list[_Scored], dropped: list[_Scored]
+) -> tuple[ToolDecision, ...]:
+    """Why each retrieved tool is visible or not; `routed` are the routes made visible."""
+    decisions: list[ToolDecision] = []
+    beyond = f"k={k}"
+    for tool, score, detail in kept:
+        rule = rules.hidden_routes.get(tool.route)
+        if rule is not None:
+            decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
+        elif tool.route in routed:
+            decisions.append(ToolDecision(tool.route, tool.name, True, "routed", detail, score))
+        else:
+            decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
+    for tool, score, detail in dropped:
+        rule = rules.hidden_routes.get(tool.route)
+        if rule is not None:
+            decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
+        elif detail == "beyond_k":
+            decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
+        else:
+            decisions.append(ToolDecision(tool.route, tool.name, False, "gate_dropped", detail, score))
+    for route, name in rules.always:
+        if route not in routed:
+            decisions.append(ToolDecision(route, name, True, "always_visible", "static rule"))
+    return tuple(decisions)
