@@ -55,7 +55,9 @@ def ranked(
     index: LexicalIndex, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
 ) -> Ranked:
     """`LexicalIndex.rank` with the gate's default evidence weights."""
-    return index.rank(terms, depth, DEFAULT_GATE, lambda qt: _term_evidence(index, qt, DEFAULT_GATE), preferred)
+    return index.rank(
+        terms, depth, DEFAULT_GATE, lambda qt: _term_evidence(index, qt, DEFAULT_GATE), preferred
+    )
 
 
 def ranking(

@@ -215,10 +215,8 @@ def test_an_allow_set_is_an_immutable_value() -> None:
     assert "decisions=(ToolDecision(" in repr(allow)
     assert pickle.loads(pickle.dumps(allow)) == allow
     assert copy.deepcopy(allow) == allow
-    assert (
-        AllowSet(*[getattr(allow, f) for f in ("query", "principal", "catalog_version")], (), (), True, "x")
-        != allow
-    )
+    other = AllowSet(allow.query, allow.principal, allow.catalog_version, (), (), True, "gate_refused_all")
+    assert other != allow
     with pytest.raises(dataclasses.FrozenInstanceError):
         allow.names = ()  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
