@@ -381,7 +381,7 @@ class LexicalIndex:
             match = qt.matches[0]
             docs, weights = postings[match.term]
             return docs, weights * (match.quality * scale)
-        return merged(postings, [(m.term, m.quality * scale) for m in qt.matches])
+        return merged(postings, [(m.term, m.quality * scale) for m in qt.matches], len(self._caps))
 
     def term_evidence(self, qt: QueryTerm, weights: Sequence[tuple[float, float]]) -> EvidenceVector | None:
         """The gate evidence one query term brings each tool it hits, and the part naming the tool.

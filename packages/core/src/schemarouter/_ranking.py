@@ -55,16 +55,19 @@ def as_lists(docs: DocArray, weights: WeightArray) -> tuple[list[int], list[floa
     return doc_list, weight_list
 
 
-def merged(postings: Postings, matches: Sequence[tuple[str, float]]) -> tuple[DocArray, WeightArray]:
-    """Per tool, the best weight x quality over `matches` (tools where it is 0 are left out)."""
-    best: dict[int, float] = {}
-    get = best.get
+def merged(
+    postings: Postings, matches: Sequence[tuple[str, float]], size: int
+) -> tuple[DocArray, WeightArray]:
+    """Per tool, the best weight x quality over `matches` (tools where it is 0 are left out).
+
+    `size` is the number of tools. Tools come in position order.
+    """
+    best = np.zeros(size, dtype=np.float64)
     for term, quality in matches:
-        for doc, weight in zip(*as_lists(*postings[term]), strict=True):
-            value = weight * quality
-            if value > get(doc, 0.0):
-                best[doc] = value
-    return postings_of(list(best), list(best.values()))
+        docs, weights = postings[term]
+        best[docs] = np.maximum(best[docs], weights * quality)  # a term lists each tool once
+    docs = np.flatnonzero(best)
+    return docs, best[docs]
 
 
 def add_up(parts: Sequence[tuple[DocArray, WeightArray]], size: int) -> WeightArray:
