@@ -102,21 +102,28 @@ def best(
         matched = int(np.count_nonzero(scores))
         if matched == 0 or depth < 1:
             return np.zeros(0, dtype=np.intp), matched
-        if matched > depth:
+        if matched > depth and 4 * matched > scores.size:
+            # many tools matched: partitioning every score is cheaper than gathering theirs first
             size = scores.size
             cutoff = np.partition(scores, size - depth)[size - depth]
             docs = np.flatnonzero(scores >= cutoff)
+            values = scores[docs]
         else:
-            docs = np.flatnonzero(scores)
-        values = scores[docs]
+            docs, values = _top_of(np.flatnonzero(scores), scores, depth)
     else:
         docs = np.flatnonzero(hit)
         matched = int(docs.size)
         if matched == 0 or depth < 1:
-            return docs, matched
-        values = scores[docs]
-        if matched > depth:
-            cutoff = np.partition(values, matched - depth)[matched - depth]
-            keep = values >= cutoff
-            docs, values = docs[keep], values[keep]
+            return docs[:0], matched
+        docs, values = _top_of(docs, scores, depth)
     return docs[np.lexsort((route_rank[docs], -values))[:depth]], matched
+
+
+def _top_of(docs: DocArray, scores: WeightArray, depth: int) -> tuple[DocArray, WeightArray]:
+    """Of `docs`, those scoring at least the depth-th best, and their scores."""
+    values = scores[docs]
+    if docs.size > depth > 0:
+        cutoff = np.partition(values, docs.size - depth)[docs.size - depth]
+        keep = values >= cutoff
+        return docs[keep], values[keep]
+    return docs, values
