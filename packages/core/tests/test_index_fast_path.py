@@ -361,3 +361,33 @@ def test_per_word_caches_stay_bounded_and_change_no_result(monkeypatch: pytest.M
     assert [gate(bounded, q, 5) for q in queries * 2] == expected
     assert 0 < bounded._vectors_size <= 60  # pyright: ignore[reportPrivateUsage]
     assert cached._vectors_size > 60  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize("share", [0.0, 0.02, 0.2, 0.9])
+def test_best_tools_equal_a_full_sort_whatever_share_of_tools_matched(share: float) -> None:
+    """`best` picks from every score when many tools matched and from the matched ones otherwise;
+    both give the full sort by (-score, route), ties at the cutoff included."""
+    import numpy as np
+
+    from schemarouter._ranking import best
+
+    rng = random.Random(int(share * 100) + 17)
+    for _ in range(40):
+        size = rng.choice([1, 7, 50, 400])
+        route_rank = np.array(rng.sample(range(size), size), dtype=np.intp)
+        # few distinct values, so ties at the cutoff are common
+        scores = np.array(
+            [rng.choice([0.5, 1.0, 1.5, 2.0]) if rng.random() < share else 0.0 for _ in range(size)]
+        )
+        depth = rng.choice([0, 1, 5, 32])
+        matched = [d for d in range(size) if scores[d] > 0]
+        expected = sorted(matched, key=lambda d: (-scores[d], route_rank[d]))[:depth]
+        docs, count = best(route_rank, scores, depth)
+        assert (docs.tolist(), count) == (expected, len(matched))
+        # with an explicit record of matched tools (zero-score matches count)
+        hit = np.zeros(size, dtype=np.bool_)
+        extra = [d for d in range(size) if scores[d] == 0 and rng.random() < 0.1]
+        hit[matched + extra] = True
+        expected = sorted(matched + extra, key=lambda d: (-scores[d], route_rank[d]))[:depth]
+        docs, count = best(route_rank, scores, depth, hit)
+        assert (docs.tolist(), count) == (expected, len(matched) + len(extra))
