@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import gc
 import pickle
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import mcp
@@ -238,3 +240,20 @@ def test_threads_reading_the_decisions_at_once_see_one_report() -> None:
         assert all(report == reports[0] for report in reports)
         assert reports[0] == visibility.allow_set(query).decisions
         assert reports[0][-1].reason == "always_visible"
+
+
+def test_an_unread_report_does_not_keep_the_index_alive() -> None:
+    """An allow-set kept around (a log, a cache) keeps what its report needs, not the index:
+    after a catalog refresh the old index can be freed."""
+    router = SchemaRouter(CATALOG)
+    visibility = Visibility(router, k=1, blocked={"read"}, always_visible={"help"})
+    allow = visibility.allow_set("read a stored document from the archive")
+    expected = Visibility(SchemaRouter(CATALOG), k=1, blocked={"read"}, always_visible={"help"}).allow_set(
+        "read a stored document from the archive"
+    )
+    index = weakref.ref(router.index)
+    del router, visibility
+    gc.collect()
+    assert index() is None
+    assert allow.decisions == expected.decisions
+    assert {d.reason for d in allow.decisions} >= {"routed", "blocked", "always_visible"}

@@ -149,12 +149,19 @@ class GateOutcome:
 
 @dataclass(frozen=True, slots=True)
 class GateRanking:
-    """One request ranked for the gate: its terms and its best-ranked tools with their evidence."""
+    """One request ranked for the gate: its terms and its best-ranked tools with their evidence.
 
-    index: LexicalIndex
+    Holds no reference to the index, so a deferred report (`AllowSet.decisions`) does not
+    keep an old catalog version's index alive.
+    """
+
+    tools: tuple[Capability, ...]
+    """The catalog's tools; `ranked.docs` are positions in it."""
     terms: tuple[QueryTerm, ...]
     ranked: Ranked
     preferred_doc: int | None
+    unit: float
+    """The index's highest term weight: ranking scores are read in units of it."""
 
 
 def rank_for_gate(
@@ -172,7 +179,7 @@ def rank_for_gate(
     if hidden:
         depth += min(len(hidden), depth)
     ranked = index.rank(terms, depth, settings, lambda qt: _term_evidence(index, qt, settings), preferred_doc)
-    return GateRanking(index, terms, ranked, preferred_doc)
+    return GateRanking(index.capabilities, terms, ranked, preferred_doc, index.max_idf)
 
 
 def verdicts(
@@ -198,7 +205,7 @@ def verdicts(
     evidence_floor = _unbounded(settings.evidence_floor)
     identifier_floor = _unbounded(settings.identifier_floor)
     min_score = policy.min_score if policy is not None else 0.0
-    weight, unit = settings.rank_weight, ranking.index.max_idf
+    weight, unit = settings.rank_weight, ranking.unit
     preferred_doc = ranking.preferred_doc
     hidden_left = sum(doc in hidden for doc in ranked.docs) if hidden and report else 0
     reported = settings.reported_dropped if report else 0
@@ -250,9 +257,8 @@ def outcome(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -
         reason = "below_min_score"
     else:
         reason = "gate_refused_all"
-    index = ranking.index
     return GateOutcome(
-        index.capabilities, ranking.terms, tuple(kept), tuple(dropped), ranking.ranked.matched, reason
+        ranking.tools, ranking.terms, tuple(kept), tuple(dropped), ranking.ranked.matched, reason
     )
 
 

@@ -136,7 +136,7 @@ class Visibility:
         k, policy, hidden = self.k, self.abstention, rules.hidden
         ranking = rank_for_gate(index, query, k, hidden=hidden)
         kept, _ = verdicts(ranking, k, policy, hidden=hidden, report=False)
-        tools = index.capabilities
+        tools = ranking.tools
         # hidden tools are never kept, and at most k are: a kept tool is routed
         reason = "routed" if kept else outcome(ranking, *verdicts(ranking, k, policy, hidden=hidden)).reason
 
@@ -177,8 +177,10 @@ class Visibility:
         elif kept:
             reason = "static_rules_hid_all"
 
+        hidden_routes, always = rules.hidden_routes, rules.always  # not the rules: they hold the index
+
         def explain() -> tuple[ToolDecision, ...]:
-            return _decisions(rules, k, routed, *report())
+            return _decisions(hidden_routes, always, k, routed, *report())
 
         return AllowSet.explained_on_demand(
             query,
@@ -208,13 +210,18 @@ def _scored(tools: tuple[Capability, ...], verdicts: list[Verdict]) -> list[_Sco
 
 
 def _decisions(
-    rules: _Rules, k: int, routed: tuple[str, ...], kept: list[_Scored], dropped: list[_Scored]
+    hidden_routes: dict[str, StaticRule],
+    always: tuple[tuple[str, str], ...],
+    k: int,
+    routed: tuple[str, ...],
+    kept: list[_Scored],
+    dropped: list[_Scored],
 ) -> tuple[ToolDecision, ...]:
     """Why each retrieved tool is visible or not; `routed` are the routes made visible."""
     decisions: list[ToolDecision] = []
     beyond = f"k={k}"
     for tool, score, detail in kept:
-        rule = rules.hidden_routes.get(tool.route)
+        rule = hidden_routes.get(tool.route)
         if rule is not None:
             decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
         elif tool.route in routed:
@@ -222,14 +229,14 @@ def _decisions(
         else:
             decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
     for tool, score, detail in dropped:
-        rule = rules.hidden_routes.get(tool.route)
+        rule = hidden_routes.get(tool.route)
         if rule is not None:
             decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
         elif detail == "beyond_k":
             decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
         else:
             decisions.append(ToolDecision(tool.route, tool.name, False, "gate_dropped", detail, score))
-    for route, name in rules.always:
+    for route, name in always:
         if route not in routed:
             decisions.append(ToolDecision(route, name, True, "always_visible", "static rule"))
     return tuple(decisions)
