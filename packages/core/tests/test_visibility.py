@@ -219,6 +219,20 @@ def test_an_allow_set_is_an_immutable_value() -> None:
     assert copy.deepcopy(allow) == allow
     other = AllowSet(allow.query, allow.principal, allow.catalog_version, (), (), True, "gate_refused_all")
     assert other != allow
+    fields = (allow.query, allow.principal, allow.catalog_version, allow.names, allow.routes, False, "routed")
+    calls: list[int] = []
+
+    def explain() -> tuple[ToolDecision, ...]:
+        calls.append(1)
+        return allow.decisions
+
+    later = AllowSet(*fields, explain=explain)
+    assert calls == []
+    assert later == allow
+    assert later.decisions is later.decisions
+    assert calls == [1]
+    with pytest.raises(UserError):
+        AllowSet(*fields, allow.decisions, explain=explain)
     with pytest.raises(dataclasses.FrozenInstanceError):
         allow.names = ()  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):

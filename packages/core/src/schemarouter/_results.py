@@ -6,6 +6,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Literal, Protocol, cast, runtime_checkable
 
+from .errors import UserError
+
 __all__ = [
     "AllowSet",
     "AllowSetProvider",
@@ -133,7 +135,13 @@ class AllowSet:
         no_route: bool,
         reason: str,
         decisions: tuple[ToolDecision, ...] = (),
+        *,
+        explain: Callable[[], tuple[ToolDecision, ...]] | None = None,
     ) -> None:
+        """`explain`, instead of `decisions`, gives the decisions when they are first read; it
+        is called once and must be pure, reading only state fixed when the allow-set is made."""
+        if explain is not None and decisions:
+            raise UserError("give an AllowSet its decisions or a function to explain them, not both")
         put = object.__setattr__
         put(self, "query", query)
         put(self, "principal", principal)
@@ -142,29 +150,8 @@ class AllowSet:
         put(self, "routes", routes)
         put(self, "no_route", no_route)
         put(self, "reason", reason)
-        put(self, "_decisions", decisions)
-        put(self, "_explain", None)
-
-    @classmethod
-    def explained_on_demand(
-        cls,
-        query: str,
-        principal: Hashable | None,
-        catalog_version: str,
-        names: tuple[str, ...],
-        routes: tuple[str, ...],
-        no_route: bool,
-        reason: str,
-        explain: Callable[[], tuple[ToolDecision, ...]],
-    ) -> AllowSet:
-        """An allow-set whose `decisions` come from `explain()`, called once, when first read.
-
-        `explain` must be pure: it reads only state fixed when the allow-set is made.
-        """
-        allow = cls(query, principal, catalog_version, names, routes, no_route, reason)
-        object.__setattr__(allow, "_decisions", None)
-        object.__setattr__(allow, "_explain", explain)
-        return allow
+        put(self, "_decisions", None if explain is not None else decisions)
+        put(self, "_explain", explain)
 
     @property
     def decisions(self) -> tuple[ToolDecision, ...]:

@@ -182,7 +182,7 @@ class Visibility:
         def explain() -> tuple[ToolDecision, ...]:
             return _decisions(hidden_routes, always, k, routed, *report())
 
-        return AllowSet.explained_on_demand(
+        return AllowSet(
             query,
             principal,
             rules.catalog.version,
@@ -190,7 +190,7 @@ class Visibility:
             tuple(routes),
             not routed,
             reason,
-            explain,
+            explain=explain,
         )
 
 
