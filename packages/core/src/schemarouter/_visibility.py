@@ -126,7 +126,9 @@ class Visibility:
         kept: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.candidates]
         dropped: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.dropped]
         tools = [c for c, _, _ in kept]
-        return self._allow_set(query, principal, rules, tools, retrieval.reason, lambda: (kept, dropped))
+        return self._allow_set(
+            query, principal, rules, self.k, tools, retrieval.reason, lambda: (kept, dropped)
+        )
 
     def _lexical(
         self, index: LexicalIndex, query: str, principal: Hashable | None, rules: _Rules
@@ -137,20 +139,25 @@ class Visibility:
         ranking = rank_for_gate(index, query, k, hidden=hidden)
         kept, _ = verdicts(ranking, k, policy, hidden=hidden, report=False)
         tools = ranking.tools
-        # hidden tools are never kept, and at most k are: a kept tool is routed
-        reason = "routed" if kept else outcome(ranking, *verdicts(ranking, k, policy, hidden=hidden)).reason
+        full: tuple[list[Verdict], list[Verdict]] | None = None
+        if kept:
+            reason = "routed"  # hidden tools are never kept, and at most k are: a kept tool is routed
+        else:  # nothing kept: the walk went through every ranked tool anyway
+            full = verdicts(ranking, k, policy, hidden=hidden)
+            reason = outcome(ranking, *full).reason
 
         def report() -> tuple[list[_Scored], list[_Scored]]:
-            every_kept, dropped = verdicts(ranking, k, policy, hidden=hidden)
+            every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
             return _scored(tools, every_kept), _scored(tools, dropped)
 
-        return self._allow_set(query, principal, rules, [tools[v.doc] for v in kept], reason, report)
+        return self._allow_set(query, principal, rules, k, [tools[v.doc] for v in kept], reason, report)
 
     def _allow_set(
         self,
         query: str,
         principal: Hashable | None,
         rules: _Rules,
+        k: int,
         kept: Sequence[_Tool],
         reason: str,
         report: Callable[[], tuple[list[_Scored], list[_Scored]]],
@@ -160,7 +167,6 @@ class Visibility:
         `report()` gives the retrieval's kept and dropped tools with their scores and reasons;
         the decisions explain them, when they are read.
         """
-        k = self.k
         names: list[str] = []
         routes: list[str] = []
         for tool in kept:
