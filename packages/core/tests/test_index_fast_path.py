@@ -13,7 +13,6 @@ import pytest
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
 from schemarouter._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm, Ranked  # pyright: ignore[reportPrivateUsage]
 from schemarouter._no_route import DEFAULT_GATE, _match_evidence, _term_evidence, gate  # pyright: ignore[reportPrivateUsage]
-from schemarouter._ranking import as_lists
 from schemarouter._results import Candidate
 from schemarouter._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
 
@@ -87,7 +86,7 @@ def exhaustive_accumulation(
             match = qt.matches[0]
             quality = match.quality * scale
             on_name, elsewhere = weights[0]
-            for doc, weight in zip(*as_lists(*postings[match.term]), strict=True):
+            for doc, weight in zip(*(a.tolist() for a in postings[match.term]), strict=True):
                 scores[doc] += weight * quality
                 named = doc_fields[doc][match.term] & _IDENTIFIER_MASK
                 gained = on_name if named else elsewhere
@@ -98,7 +97,7 @@ def exhaustive_accumulation(
             best_support: dict[int, float] = {}
             for match, (on_name, elsewhere) in zip(qt.matches, weights, strict=True):
                 quality = match.quality * scale
-                for doc, weight in zip(*as_lists(*postings[match.term]), strict=True):
+                for doc, weight in zip(*(a.tolist() for a in postings[match.term]), strict=True):
                     value = weight * quality
                     if value > best.get(doc, 0.0):
                         best[doc] = value

@@ -21,7 +21,6 @@ __all__ = [
     "TermPlan",
     "WeightArray",
     "add_up",
-    "as_lists",
     "best",
     "merged",
     "postings_of",
@@ -46,13 +45,6 @@ Postings = Mapping[str, tuple[DocArray, WeightArray]]
 def postings_of(docs: Sequence[int], weights: Sequence[float]) -> tuple[DocArray, WeightArray]:
     """One posting list as the arrays ranking reads."""
     return np.array(docs, dtype=np.intp), np.array(weights, dtype=np.float64)
-
-
-def as_lists(docs: DocArray, weights: WeightArray) -> tuple[list[int], list[float]]:
-    """One posting list as Python lists (for the scalar paths: merging, the reference accumulation)."""
-    doc_list: list[int] = docs.tolist()
-    weight_list: list[float] = weights.tolist()
-    return doc_list, weight_list
 
 
 def merged(
