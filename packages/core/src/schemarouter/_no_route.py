@@ -28,13 +28,11 @@ from ._index import LexicalIndex, QueryTerm, Ranked
 from ._results import Candidate, Retrieval, Signal
 
 __all__ = [
-    "GateOutcome",
     "GateRanking",
     "GateSettings",
     "Verdict",
-    "decide",
     "gate",
-    "outcome",
+    "no_route_reason",
     "rank_for_gate",
     "verdicts",
 ]
@@ -131,19 +129,6 @@ class Verdict(NamedTuple):
     """Evidence that the query names the tool (unbounded; `Candidate.identifier_score` bounds it)."""
     rank_score: float
     kept: bool
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class GateOutcome:
-    """What the gate decided for one query: kept tools best first, reported refusals, and why."""
-
-    tools: tuple[Capability, ...]
-    """The catalog's tools; `Verdict.doc` is a position in it."""
-    terms: tuple[QueryTerm, ...]
-    kept: tuple[Verdict, ...]
-    dropped: tuple[Verdict, ...]
-    matched: int
     reason: str
 
 
@@ -245,40 +230,17 @@ def verdicts(
     return kept, dropped
 
 
-def outcome(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> GateOutcome:
-    """The gate's outcome from a full walk of `verdicts` (with `report`)."""
+def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> str:
+    """Why the request routes or not, from a full walk of `verdicts` (with `report`)."""
     if kept:
-        reason = "routed"
-    elif not ranking.terms:
-        reason = "no_content_words"
-    elif not ranking.ranked.matched:
-        reason = "no_terms_matched"
-    elif any(v.reason == "below_min_score" for v in dropped):
-        reason = "below_min_score"
-    else:
-        reason = "gate_refused_all"
-    return GateOutcome(
-        ranking.tools, ranking.terms, tuple(kept), tuple(dropped), ranking.ranked.matched, reason
-    )
-
-
-def decide(
-    index: LexicalIndex,
-    query: str,
-    k: int,
-    policy: RetrievalAbstentionPolicy | None = None,
-    preferred_route: str | None = None,
-    settings: GateSettings = DEFAULT_GATE,
-    hidden: Mapping[int, str] | None = None,
-) -> GateOutcome:
-    """Rank `query` over `index` and decide, tool by tool, which at most `k` tools are kept.
-
-    `hidden` maps tools (by position) that static rules hide to the rule's reason: they
-    are reported as dropped with that reason and do not use up `k`. At most
-    `settings.reported_dropped` other refusals are reported, best ranked first.
-    """
-    ranking = rank_for_gate(index, query, k, preferred_route, settings, hidden)
-    return outcome(ranking, *verdicts(ranking, k, policy, settings, hidden))
+        return "routed"
+    if not ranking.terms:
+        return "no_content_words"
+    if not ranking.ranked.matched:
+        return "no_terms_matched"
+    if any(v.reason == "below_min_score" for v in dropped):
+        return "below_min_score"
+    return "gate_refused_all"
 
 
 def gate(
@@ -293,13 +255,16 @@ def gate(
 ) -> Retrieval:
     """Rank `query` over `index`, keep at most `k` tools that pass the gate and the policy.
 
-    The decisions of `decide`, as typed candidates. With `explain=False` candidates carry
-    no `signals` (scores, reasons and decisions are the same).
+    `hidden` maps tools (by position) that static rules hide to the rule's reason: they are
+    reported as dropped with that reason and do not use up `k`. At most
+    `settings.reported_dropped` other refusals are reported, best ranked first. With
+    `explain=False` candidates carry no `signals` (scores, reasons and decisions are the same).
     """
-    outcome = decide(index, query, k, policy, preferred_route, settings, hidden)
-    terms = outcome.terms
+    ranking = rank_for_gate(index, query, k, preferred_route, settings, hidden)
+    kept, dropped = verdicts(ranking, k, policy, settings, hidden)
+    terms = ranking.terms
     evidence = _match_evidence(index, terms, settings) if explain else []
-    caps = outcome.tools
+    caps = ranking.tools
 
     def candidate(verdict: Verdict) -> Candidate:
         cap = caps[verdict.doc]
@@ -319,9 +284,9 @@ def gate(
         query=query,
         k=k,
         catalog_version=index.catalog.version,
-        candidates=tuple(candidate(v) for v in outcome.kept),
-        dropped=tuple(candidate(v) for v in outcome.dropped),
-        no_route=not outcome.kept,
-        reason=outcome.reason,
-        matched=outcome.matched,
+        candidates=tuple(candidate(v) for v in kept),
+        dropped=tuple(candidate(v) for v in dropped),
+        no_route=not kept,
+        reason=no_route_reason(ranking, kept, dropped),
+        matched=ranking.ranked.matched,
     )

@@ -11,7 +11,7 @@ from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
-from ._no_route import Verdict, outcome, rank_for_gate, verdicts
+from ._no_route import Verdict, no_route_reason, rank_for_gate, verdicts
 from ._results import AllowSet, ToolDecision
 from ._router import SchemaRouter
 from .errors import RoutingError, UserError
@@ -144,7 +144,7 @@ class Visibility:
             reason = "routed"  # hidden tools are never kept, and at most k are: a kept tool is routed
         else:  # nothing kept: the walk went through every ranked tool anyway
             full = verdicts(ranking, k, policy, hidden=hidden)
-            reason = outcome(ranking, *full).reason
+            reason = no_route_reason(ranking, *full)
 
         def report() -> tuple[list[_Scored], list[_Scored]]:
             every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
