@@ -23,6 +23,7 @@ __all__ = [
     "in_split",
     "livemcpbench",
     "metatool_catalog",
+    "MultiToolTally",
     "metatool_multi_tool",
     "metatool_single_tool",
     "metatool_task1",
@@ -152,3 +153,30 @@ def livemcpbench(split: Split = "all") -> tuple[Catalog, list[LabelledQuery]]:
         if gold:
             queries.append(LabelledQuery(question, tuple(gold)))
     return Catalog.merge(*catalogs), queries
+
+
+@dataclass
+class MultiToolTally:
+    """Per-query hits of a multi-tool set: all / any gold tools in the top 5, recall@5 / @10."""
+
+    queries: int = 0
+    all_gold: int = 0
+    any_gold: int = 0
+    recall5: float = 0.0
+    recall10: float = 0.0
+
+    def add(self, gold: set[str], top5: set[str], top10: set[str]) -> None:
+        self.queries += 1
+        self.all_gold += gold <= top5
+        self.any_gold += bool(gold & top5)
+        self.recall5 += len(gold & top5) / len(gold)
+        self.recall10 += len(gold & top10) / len(gold)
+
+    def summary(self) -> dict[str, float]:
+        n = max(self.queries, 1)
+        return {
+            "all_gold@5": self.all_gold / n,
+            "any_gold@5": self.any_gold / n,
+            "recall@5": self.recall5 / n,
+            "recall@10": self.recall10 / n,
+        }

@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _datasets import (
     LabelledQuery,
+    MultiToolTally,
     Split,
     livemcpbench,
     metatool_catalog,
@@ -106,24 +107,15 @@ def recall_at_5(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> fl
 
 
 def multi_tool_recall(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> dict[str, float]:
-    """All / any gold tools in the top 5, and mean per-query recall@5 / @10 of the ranking."""
-    all_hit = any_hit = 0
-    recall = {5: 0.0, 10: 0.0}
+    """All / any gold tools in the top 5, and mean per-query recall@5 / @10 of the ranking.
+
+    Ranked at depth 5 and 10 separately: in hybrid mode the gate's k changes what competes.
+    """
+    tally = MultiToolTally()
     for item in queries:
-        gold = set(item.gold)
-        for depth in recall:
-            top = set(modes.rank(mode, item.query, depth).names)
-            recall[depth] += len(top & gold) / len(gold)
-            if depth == 5:
-                all_hit += gold <= top
-                any_hit += bool(top & gold)
-    n = max(len(queries), 1)
-    return {
-        "all_gold@5": all_hit / n,
-        "any_gold@5": any_hit / n,
-        "recall@5": recall[5] / n,
-        "recall@10": recall[10] / n,
-    }
+        top5 = set(modes.rank(mode, item.query, 5).names)
+        tally.add(set(item.gold), top5, set(modes.rank(mode, item.query, 10).names))
+    return tally.summary()
 
 
 def _confidences(

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _datasets import (
     LabelledQuery,
+    MultiToolTally,
     Split,
     livemcpbench,
     metatool_catalog,
@@ -90,17 +91,13 @@ def multi_tool_metrics(router: SchemaRouter, queries: Sequence[LabelledQuery]) -
     One ranking (depth 10) and one gated retrieval per query.
     """
     index = router.index
-    all_hit = any_hit = all_routed = 0
-    recall = {5: 0.0, 10: 0.0}
+    tally = MultiToolTally()
+    all_routed = 0
     reciprocal = routed_share = 0.0
     for item in queries:
         gold = set(item.gold)
         names = _ranked(index, item.query, 10).names
-        top = set(names[:5])
-        all_hit += gold <= top
-        any_hit += bool(gold & top)
-        for k in recall:
-            recall[k] += len(gold & set(names[:k])) / len(gold)
+        tally.add(gold, set(names[:5]), set(names))
         first = next((i for i, name in enumerate(names) if name in gold), None)
         reciprocal += 0.0 if first is None else 1.0 / (first + 1)
         routed = set(router.retrieve(item.query, 5, explain=False).names)
@@ -108,10 +105,7 @@ def multi_tool_metrics(router: SchemaRouter, queries: Sequence[LabelledQuery]) -
         routed_share += len(gold & routed) / len(gold)
     n = max(len(queries), 1)
     return {
-        "all_gold@5": all_hit / n,
-        "any_gold@5": any_hit / n,
-        "recall@5": recall[5] / n,
-        "recall@10": recall[10] / n,
+        **tally.summary(),
         "mrr": reciprocal / n,
         "routed_all_gold@5": all_routed / n,
         "routed_recall@5": routed_share / n,
