@@ -19,11 +19,11 @@ from schemarouter import Catalog, ToolSpec
 __all__ = [
     "DATA",
     "LabelledQuery",
+    "MultiToolTally",
     "Split",
     "in_split",
     "livemcpbench",
     "metatool_catalog",
-    "MultiToolTally",
     "metatool_multi_tool",
     "metatool_single_tool",
     "metatool_task1",
