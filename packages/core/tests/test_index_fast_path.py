@@ -12,7 +12,15 @@ import pytest
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
 from schemarouter._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm, Ranked  # pyright: ignore[reportPrivateUsage]
-from schemarouter._no_route import DEFAULT_GATE, _match_evidence, _term_evidence, gate  # pyright: ignore[reportPrivateUsage]
+from schemarouter._no_route import (  # pyright: ignore[reportPrivateUsage]
+    DEFAULT_GATE,
+    _match_evidence,
+    _term_evidence,
+    gate,
+    kept_docs,
+    rank_for_gate,
+    verdicts,
+)
 from schemarouter._results import Candidate
 from schemarouter._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
 
@@ -61,7 +69,7 @@ def ranked(
 
 def ranking(
     index: LexicalIndex, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
-) -> tuple[list[tuple[int, float]], int]:
+) -> tuple[list[tuple[int, float]], int | None]:
     """`LexicalIndex.rank` as (tool, score) pairs, and the number of matched tools."""
     result = ranked(index, terms, depth, preferred)
     return list(zip(result.docs, result.rank_scores, strict=True)), result.matched
@@ -233,6 +241,28 @@ def test_the_gate_stopping_early_reports_what_a_full_pass_would(seed: int) -> No
         assert (fast.reason, fast.no_route, fast.matched) == (full.reason, full.no_route, full.matched)
 
 
+@pytest.mark.parametrize("seed", [3, 7])
+def test_kept_docs_are_the_tools_the_full_verdicts_keep(seed: int) -> None:
+    """`kept_docs` (the allow-set's names-only walk) keeps exactly the tools `verdicts` keeps, in
+    order, whatever k, static rules, preferred route and policy threshold."""
+    index = LexicalIndex(random_catalog(seed, 150))
+    rng = random.Random(seed)
+    routes = [cap.route for cap in index.capabilities]
+    compared = 0
+    for query in random_queries(seed, 80):
+        k = rng.choice([1, 3, 5, 8])
+        hidden = {rng.randrange(len(index)): "blocked" for _ in range(rng.randint(0, 6))}
+        preferred = rng.choice(routes) if rng.random() < 0.3 else None
+        policy = RetrievalAbstentionPolicy(min_score=rng.choice([0.0, 0.2, 0.4, 0.6]))
+        ranking = rank_for_gate(index, query, k, preferred, hidden=hidden)
+        uncounted = rank_for_gate(index, query, k, preferred, hidden=hidden, count=False)
+        assert uncounted.ranked == ranking.ranked._replace(matched=None)  # only the count is left out
+        kept, _ = verdicts(ranking, k, policy, hidden=hidden)
+        assert kept_docs(ranking, k, policy, hidden=hidden) == [v.doc for v in kept]
+        compared += bool(kept)
+    assert compared > 20  # most requests keep something, so the comparison is not vacuous
+
+
 @pytest.mark.parametrize("seed", [8, 9])
 def test_visibility_reports_the_gates_decisions_tool_by_tool(seed: int) -> None:
     """`Visibility` reads the gate's verdicts directly; its decisions are the gate's candidates,
@@ -243,7 +273,7 @@ def test_visibility_reports_the_gates_decisions_tool_by_tool(seed: int) -> None:
     tools = list(catalog)
     blocked = {tools[rng.randrange(len(tools))].name for _ in range(6)}
     visibility = Visibility(router, k=3, blocked=blocked)
-    hidden = {doc: "blocked" for doc, cap in enumerate(tools) if cap.name in blocked}
+    hidden = {doc: "blocked" for doc, cap in enumerate(router.index.capabilities) if cap.name in blocked}
     compared = 0
     for query in random_queries(seed, 60):
         retrieval = gate(router.index, query, 3, hidden=hidden)
@@ -362,10 +392,11 @@ def test_per_word_caches_stay_bounded_and_change_no_result(monkeypatch: pytest.M
     assert cached._vectors_size > 60  # pyright: ignore[reportPrivateUsage]
 
 
+@pytest.mark.parametrize("many", [False, True])
 @pytest.mark.parametrize("share", [0.0, 0.02, 0.2, 0.9])
-def test_best_tools_equal_a_full_sort_whatever_share_of_tools_matched(share: float) -> None:
-    """`best` picks from every score when many tools matched and from the matched ones otherwise;
-    both give the full sort by (-score, route), ties at the cutoff included."""
+def test_best_tools_equal_a_full_sort_whatever_share_of_tools_matched(share: float, many: bool) -> None:
+    """`best` picks from every score (`many`) or from the matched ones; both give the full
+    sort by (-score, position), ties at the cutoff included, whatever share of tools matched."""
     import numpy as np
 
     from schemarouter._ranking import best
@@ -373,20 +404,17 @@ def test_best_tools_equal_a_full_sort_whatever_share_of_tools_matched(share: flo
     rng = random.Random(int(share * 100) + 17)
     for _ in range(40):
         size = rng.choice([1, 7, 50, 400])
-        route_rank = np.array(rng.sample(range(size), size), dtype=np.intp)
         # few distinct values, so ties at the cutoff are common
         scores = np.array(
             [rng.choice([0.5, 1.0, 1.5, 2.0]) if rng.random() < share else 0.0 for _ in range(size)]
         )
         depth = rng.choice([0, 1, 5, 32])
         matched = [d for d in range(size) if scores[d] > 0]
-        expected = sorted(matched, key=lambda d: (-scores[d], route_rank[d]))[:depth]
-        docs, count = best(route_rank, scores, depth)
-        assert (docs.tolist(), count) == (expected, len(matched))
+        expected = sorted(matched, key=lambda d: (-scores[d], d))[:depth]
+        assert best(scores, depth, many=many).tolist() == expected
         # with an explicit record of matched tools (zero-score matches count)
         hit = np.zeros(size, dtype=np.bool_)
         extra = [d for d in range(size) if scores[d] == 0 and rng.random() < 0.1]
         hit[matched + extra] = True
-        expected = sorted(matched + extra, key=lambda d: (-scores[d], route_rank[d]))[:depth]
-        docs, count = best(route_rank, scores, depth, hit)
-        assert (docs.tolist(), count) == (expected, len(matched) + len(extra))
+        expected = sorted(matched + extra, key=lambda d: (-scores[d], d))[:depth]
+        assert best(scores, depth, hit, many).tolist() == expected

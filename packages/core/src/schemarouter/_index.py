@@ -46,6 +46,9 @@ _MAX_EXPANSIONS = 12
 _MAX_QUERY_TERMS = 64
 _RESOLVE_CACHE = 50_000
 _VECTOR_CACHE_POSTINGS = 4_000_000
+_MANY_MATCHED = 4
+"""`rank` reads the cutoff off every score when the query words' ranking postings, times this,
+outnumber the tools (see `best`)."""
 
 
 EvidenceVector = tuple[DocArray, WeightArray, WeightArray]
@@ -76,8 +79,9 @@ class Ranked(NamedTuple):
     """Gate evidence of each."""
     named: list[float]
     """The part of `support` that comes from hits on each tool's identifiers."""
-    matched: int
-    """Tools that any query word matched (more than `docs` when they ranked lower)."""
+    matched: int | None
+    """Tools that any query word matched (more than `docs` when they ranked lower); None when
+    the caller did not ask for the count (`docs` is empty exactly when none matched)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +157,8 @@ class LexicalIndex:
     def __init__(self, catalog: Catalog, settings: IndexSettings | None = None) -> None:
         self.catalog = catalog
         self.settings = settings = settings or IndexSettings()
-        self._caps = tuple(catalog)
+        # Tools are numbered in route order: ranking breaks ties by position, which is by route.
+        self._caps = tuple(sorted(catalog, key=lambda cap: cap.route))
         self._doc_by_route = {cap.route: doc for doc, cap in enumerate(self._caps)}
         self._stemmer = Stemmer()
         stem = self._stemmer.stem
@@ -249,9 +254,6 @@ class LexicalIndex:
                 docs, [idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]
             )
             self._named[term] = np.array(raw_named[term], dtype=np.bool_)
-        routes = sorted(range(len(self._caps)), key=lambda d: self._caps[d].route)
-        self._route_rank: DocArray = np.zeros(len(self._caps), dtype=np.intp)
-        self._route_rank[routes] = np.arange(len(routes), dtype=np.intp)
         self._surface_words = frozenset(surface_vocabulary)
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
@@ -266,6 +268,7 @@ class LexicalIndex:
 
     @property
     def capabilities(self) -> tuple[Capability, ...]:
+        """The catalog's tools in route order: tool positions in rankings are positions here."""
         return self._caps
 
     def doc_of(self, route: str) -> int | None:
@@ -481,6 +484,7 @@ class LexicalIndex:
         key: Hashable,
         weights_of: Callable[[QueryTerm], Sequence[tuple[float, float]]],
         preferred: int | None = None,
+        count: bool = True,
     ) -> Ranked:
         """The best `depth` tools by BM25F score (ties by route), with their gate evidence.
 
@@ -488,7 +492,7 @@ class LexicalIndex:
         Scores and evidence are summed in query-term order by one `bincount`, so each is the
         float a scalar walk of each tool gives (the tests hold it to one). `preferred` (a
         tool position) competes even when no term matches it, with score 0. `key` and
-        `weights_of` are those of `word_vectors`.
+        `weights_of` are those of `word_vectors`. Without `count`, `Ranked.matched` is None.
         """
         size = len(self._caps)
         vectors = self.word_vectors(terms, key, weights_of)
@@ -502,8 +506,11 @@ class LexicalIndex:
                 hit[v.positions[: v.ranking]] = True
             if preferred is not None:
                 hit[preferred] = True
-        docs, matched = best(self._route_rank, scores, depth, hit)
-        rank_scores, support, named = totals.reshape(3, size)[:, docs].tolist()
+        # the words' postings bound the tools matched: many of them is a large share of the catalog
+        many = _MANY_MATCHED * sum(v.ranking for v in vectors) > size
+        docs = best(scores, depth, hit, many)
+        rank_scores, support, named = totals.reshape(3, size).take(docs, axis=1).tolist()
+        matched = int(np.count_nonzero(scores if hit is None else hit)) if count else None
         return Ranked(docs.tolist(), rank_scores, support, named, matched)
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[int, int, int]]:

@@ -32,6 +32,7 @@ __all__ = [
     "GateSettings",
     "Verdict",
     "gate",
+    "kept_docs",
     "no_route_reason",
     "rank_for_gate",
     "verdicts",
@@ -70,6 +71,15 @@ DEFAULT_GATE = GateSettings()
 
 def _unbounded(score: float) -> float:
     return -math.log(1.0 - min(score, 0.999999))
+
+
+def _routing_score(total: float, rank_score: float, unit: float, settings: GateSettings) -> float:
+    """A tool's routing score in [0, 1) from its gate evidence and its ranking score."""
+    weight = settings.rank_weight
+    if total > 0.0 and weight > 0.0:
+        # evidence blended geometrically with the ranking score (in units of the highest term weight)
+        return 1.0 - math.exp(-(total ** (1.0 - weight) * (rank_score / unit) ** weight))
+    return 1.0 - math.exp(-total)
 
 
 def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -> list[tuple[float, float]]:
@@ -132,8 +142,7 @@ class Verdict(NamedTuple):
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class GateRanking:
+class GateRanking(NamedTuple):
     """One request ranked for the gate: its terms and its best-ranked tools with their evidence.
 
     Holds no reference to the index, so a deferred report (`AllowSet.decisions`) does not
@@ -141,7 +150,7 @@ class GateRanking:
     """
 
     tools: tuple[Capability, ...]
-    """The catalog's tools; `ranked.docs` are positions in it."""
+    """The catalog's tools in the index's (route) order; `ranked.docs` are positions in it."""
     terms: tuple[QueryTerm, ...]
     ranked: Ranked
     preferred_doc: int | None
@@ -156,14 +165,20 @@ def rank_for_gate(
     preferred_route: str | None = None,
     settings: GateSettings = DEFAULT_GATE,
     hidden: Mapping[int, str] | None = None,
+    count: bool = True,
 ) -> GateRanking:
-    """Rank `query` deep enough for the gate to keep `k` tools past the `hidden` ones."""
+    """Rank `query` deep enough for the gate to keep `k` tools past the `hidden` ones.
+
+    Without `count`, the tools matched are not counted (`Ranked.matched` is None).
+    """
     terms = index.query_terms(query)
     preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
     depth = max(settings.min_depth, 4 * k)
     if hidden:
         depth += min(len(hidden), depth)
-    ranked = index.rank(terms, depth, settings, lambda qt: _term_evidence(index, qt, settings), preferred_doc)
+    ranked = index.rank(
+        terms, depth, settings, lambda qt: _term_evidence(index, qt, settings), preferred_doc, count
+    )
     return GateRanking(index.capabilities, terms, ranked, preferred_doc, index.max_idf)
 
 
@@ -173,14 +188,12 @@ def verdicts(
     policy: RetrievalAbstentionPolicy | None = None,
     settings: GateSettings = DEFAULT_GATE,
     hidden: Mapping[int, str] | None = None,
-    report: bool = True,
 ) -> tuple[list[Verdict], list[Verdict]]:
     """The gate's verdicts on the ranked tools, in rank order: at most `k` kept, and refusals.
 
-    With `report`, refusals are the `hidden` tools (with the rule's reason; they do not use
-    up `k`) and at most `settings.reported_dropped` others, best ranked first. Without it,
-    no refusal is listed and the walk stops at the k-th kept tool: the same kept tools,
-    for callers that read the refusals later or never.
+    Refusals are the `hidden` tools (with the rule's reason; they do not use up `k`) and at
+    most `settings.reported_dropped` others, best ranked first. `kept_docs` gives the kept
+    tools alone, for callers that read the refusals later or never.
     """
     ranked = ranking.ranked
     kept: list[Verdict] = []
@@ -190,11 +203,10 @@ def verdicts(
     evidence_floor = _unbounded(settings.evidence_floor)
     identifier_floor = _unbounded(settings.identifier_floor)
     min_score = policy.min_score if policy is not None else 0.0
-    weight, unit = settings.rank_weight, ranking.unit
+    unit = ranking.unit
     preferred_doc = ranking.preferred_doc
-    hidden_left = sum(doc in hidden for doc in ranked.docs) if hidden and report else 0
-    reported = settings.reported_dropped if report else 0
-    exp = math.exp
+    hidden_left = sum(doc in hidden for doc in ranked.docs) if hidden else 0
+    reported = settings.reported_dropped
     for doc, rank_score, total, identifier in zip(
         ranked.docs, ranked.rank_scores, ranked.support, ranked.named, strict=True
     ):
@@ -203,13 +215,8 @@ def verdicts(
         rule = hidden.get(doc) if hidden else None
         if rule is None and len(dropped) >= reported and len(kept) >= k:
             continue  # could only be refused, and enough refusals are reported
-        if rule is not None and not report:
-            continue
-        if total > 0.0 and weight > 0.0:
-            # evidence blended geometrically with the ranking score (in units of the highest term weight)
-            score = 1.0 - exp(-(total ** (1.0 - weight) * (rank_score / unit) ** weight))
-        else:
-            score = 1.0 - exp(-total)
+        score = _routing_score(total, rank_score, unit, settings)
+        # (`kept_docs` restates this decision for the kept tools alone)
         if rule is not None:
             hidden_left -= 1
             reason = rule
@@ -230,13 +237,48 @@ def verdicts(
     return kept, dropped
 
 
+def kept_docs(
+    ranking: GateRanking,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> list[int]:
+    """The tools `verdicts` keeps, best ranked first, without their verdicts or any refusal.
+
+    The walk down the ranking stops at the k-th kept tool. A tool is kept when no static
+    rule hides it and it is the preferred route, or its evidence clears a floor and its
+    routing score reaches the policy's `min_score` (scored only when there is one).
+    """
+    ranked = ranking.ranked
+    evidence_floor = _unbounded(settings.evidence_floor)
+    identifier_floor = _unbounded(settings.identifier_floor)
+    min_score = policy.min_score if policy is not None else 0.0
+    preferred_doc = ranking.preferred_doc
+    kept: list[int] = []
+    for doc, rank_score, total, identifier in zip(
+        ranked.docs, ranked.rank_scores, ranked.support, ranked.named, strict=True
+    ):
+        if hidden and doc in hidden:
+            continue
+        if doc != preferred_doc:
+            if total < evidence_floor and identifier < identifier_floor:
+                continue
+            if min_score > 0.0 and _routing_score(total, rank_score, ranking.unit, settings) < min_score:
+                continue
+        kept.append(doc)
+        if len(kept) >= k:
+            break
+    return kept
+
+
 def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> str:
     """Why the request routes or not, from a full walk of `verdicts` (with `report`)."""
     if kept:
         return "routed"
     if not ranking.terms:
         return "no_content_words"
-    if not ranking.ranked.matched:
+    if not ranking.ranked.docs:
         return "no_terms_matched"
     if any(v.reason == "below_min_score" for v in dropped):
         return "below_min_score"
@@ -288,5 +330,5 @@ def gate(
         dropped=tuple(candidate(v) for v in dropped),
         no_route=not kept,
         reason=no_route_reason(ranking, kept, dropped),
-        matched=ranking.ranked.matched,
+        matched=ranking.ranked.matched or 0,
     )

@@ -80,42 +80,36 @@ def add_up(parts: Sequence[tuple[DocArray, WeightArray]], size: int) -> WeightAr
     return total
 
 
-def best(
-    route_rank: DocArray, scores: WeightArray, depth: int, hit: BoolArray | None = None
-) -> tuple[DocArray, int]:
-    """The best `depth` tools by (-score, route), and how many tools were matched.
+def best(scores: WeightArray, depth: int, hit: BoolArray | None = None, many: bool = False) -> DocArray:
+    """The best `depth` tools by (-score, position), best first.
 
-    `route_rank[tool]` is the tool's position in route order (the tie-break). Matched tools
-    are those `hit` marks or, without `hit`, those scoring above 0 (right when every weight
-    added was positive). Every tool scoring at least the depth-th best is kept before the
-    final sort, so ties at the cutoff are ordered by route.
+    Tools are numbered in route order, so ties go to the route that sorts first. Matched
+    tools are those `hit` marks or, without `hit`, those scoring above 0 (right when every
+    weight added was positive). With `many` (without `hit`), the cutoff is read off every
+    score, which is cheaper than gathering the matched tools' scores first when a large
+    share of the tools matched. Every tool scoring at least the depth-th best is kept
+    before the final sort, so ties at the cutoff are ordered by position.
     """
-    if hit is None:
-        matched = int(np.count_nonzero(scores))
-        if matched == 0 or depth < 1:
-            return np.zeros(0, dtype=np.intp), matched
-        if matched > depth and 4 * matched > scores.size:
-            # many tools matched: partitioning every score is cheaper than gathering theirs first
-            size = scores.size
-            cutoff = np.partition(scores, size - depth)[size - depth]
-            docs = np.flatnonzero(scores >= cutoff)
-            values = scores[docs]
-        else:
-            docs, values = _top_of(np.flatnonzero(scores), scores, depth)
+    if depth < 1:
+        return np.zeros(0, dtype=np.intp)
+    if hit is not None:
+        docs = hit.nonzero()[0]
+    elif many and scores.size > depth:
+        cutoff = np.partition(scores, scores.size - depth)[scores.size - depth]
+        if cutoff > 0.0:
+            docs = (scores >= cutoff).nonzero()[0]
+            return _in_order(docs, scores[docs], depth)
+        docs = scores.nonzero()[0]  # fewer than `depth` tools matched
     else:
-        docs = np.flatnonzero(hit)
-        matched = int(docs.size)
-        if matched == 0 or depth < 1:
-            return docs[:0], matched
-        docs, values = _top_of(docs, scores, depth)
-    return docs[np.lexsort((route_rank[docs], -values))[:depth]], matched
-
-
-def _top_of(docs: DocArray, scores: WeightArray, depth: int) -> tuple[DocArray, WeightArray]:
-    """Of `docs`, those scoring at least the depth-th best, and their scores."""
+        docs = scores.nonzero()[0]
     values = scores[docs]
-    if docs.size > depth > 0:
+    if docs.size > depth:
         cutoff = np.partition(values, docs.size - depth)[docs.size - depth]
         keep = values >= cutoff
-        return docs[keep], values[keep]
-    return docs, values
+        docs, values = docs[keep], values[keep]
+    return _in_order(docs, values, depth)
+
+
+def _in_order(docs: DocArray, values: WeightArray, depth: int) -> DocArray:
+    """The first `depth` of `docs` (in position order) by (-value, position)."""
+    return docs[np.argsort(-values, kind="stable")[:depth]]  # a stable sort keeps position order

@@ -11,7 +11,7 @@ from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
-from ._no_route import Verdict, no_route_reason, rank_for_gate, verdicts
+from ._no_route import Verdict, kept_docs, no_route_reason, rank_for_gate, verdicts
 from ._results import AllowSet, ToolDecision
 from ._router import SchemaRouter
 from .errors import RoutingError, UserError
@@ -36,7 +36,7 @@ class _Rules:
     catalog: Catalog
     index: LexicalIndex | None
     hidden: dict[int, str]
-    """Tool position -> `blocked` or `not_allowed`."""
+    """Tool position in the lexical index -> `blocked` or `not_allowed` (empty without the index)."""
     hidden_routes: dict[str, StaticRule]
     always: tuple[tuple[str, str], ...]
     """(route, name) of the always-visible tools that are not blocked, in catalog order."""
@@ -88,18 +88,23 @@ class Visibility:
             rules = self._rules
             if rules is not None and rules.catalog is catalog:
                 return rules
-            hidden: dict[int, str] = {}
             hidden_routes: dict[str, StaticRule] = {}
             always: list[tuple[str, str]] = []
-            for doc, cap in enumerate(catalog):
+            for cap in catalog:
                 if self._is_blocked(cap.name, cap.route):
-                    hidden[doc] = hidden_routes[cap.route] = "blocked"
+                    hidden_routes[cap.route] = "blocked"
                     continue
                 if not self._is_allowed(cap.name, cap.route):
-                    hidden[doc] = hidden_routes[cap.route] = "not_allowed"
+                    hidden_routes[cap.route] = "not_allowed"
                 if cap.name in self.always_visible or cap.route in self.always_visible:
                     always.append((cap.route, cap.name))
             index = self.router.index if self.router.mode == "lexical" else None
+            hidden: dict[int, str] = {}
+            if index is not None:
+                for doc, cap in enumerate(index.capabilities):
+                    rule = hidden_routes.get(cap.route)
+                    if rule is not None:
+                        hidden[doc] = rule
             rules = _Rules(catalog, index, hidden, hidden_routes, tuple(always))
             self._rules = rules
             return rules
@@ -136,8 +141,8 @@ class Visibility:
         """The lexical gate read directly: the walk stops at the k-th kept tool, and the refusals
         are gathered only when the decisions are read."""
         k, policy, hidden = self.k, self.abstention, rules.hidden
-        ranking = rank_for_gate(index, query, k, hidden=hidden)
-        kept, _ = verdicts(ranking, k, policy, hidden=hidden, report=False)
+        ranking = rank_for_gate(index, query, k, hidden=hidden, count=False)
+        kept = kept_docs(ranking, k, policy, hidden=hidden)
         tools = ranking.tools
         full: tuple[list[Verdict], list[Verdict]] | None = None
         if kept:
@@ -150,7 +155,7 @@ class Visibility:
             every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
             return _scored(tools, every_kept), _scored(tools, dropped)
 
-        return self._allow_set(query, principal, rules, k, [tools[v.doc] for v in kept], reason, report)
+        return self._allow_set(query, principal, rules, k, [tools[doc] for doc in kept], reason, report)
 
     def _allow_set(
         self,
