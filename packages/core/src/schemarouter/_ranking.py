@@ -95,7 +95,7 @@ def best(scores: WeightArray, depth: int, hit: BoolArray | None = None, many: bo
     if hit is not None:
         docs = hit.nonzero()[0]
     elif many and scores.size > depth:
-        cutoff = np.partition(scores, scores.size - depth)[scores.size - depth]
+        cutoff = _kth_largest(scores, depth)
         if cutoff > 0.0:
             docs = (scores >= cutoff).nonzero()[0]
             return _in_order(docs, scores[docs], depth)
@@ -104,12 +104,18 @@ def best(scores: WeightArray, depth: int, hit: BoolArray | None = None, many: bo
         docs = scores.nonzero()[0]
     values = scores[docs]
     if docs.size > depth:
-        cutoff = np.partition(values, docs.size - depth)[docs.size - depth]
-        keep = values >= cutoff
+        keep = values >= _kth_largest(values, depth)
         docs, values = docs[keep], values[keep]
     return _in_order(docs, values, depth)
 
 
+def _kth_largest(values: WeightArray, k: int) -> float:
+    """The k-th largest of `values` (1 <= k <= values.size); `values` is left as it was."""
+    part = values.copy()
+    part.partition(values.size - k)
+    return float(part[values.size - k])
+
+
 def _in_order(docs: DocArray, values: WeightArray, depth: int) -> DocArray:
     """The first `depth` of `docs` (in position order) by (-value, position)."""
-    return docs[np.argsort(-values, kind="stable")[:depth]]  # a stable sort keeps position order
+    return docs[(-values).argsort(kind="stable")[:depth]]  # a stable sort keeps position order
