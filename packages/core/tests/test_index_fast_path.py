@@ -18,7 +18,9 @@ from schemarouter._no_route import (  # pyright: ignore[reportPrivateUsage]
     _term_evidence,
     gate,
     kept_docs,
+    no_route_reason,
     rank_for_gate,
+    unrouted_reason,
     verdicts,
 )
 from schemarouter._results import Candidate
@@ -244,11 +246,13 @@ def test_the_gate_stopping_early_reports_what_a_full_pass_would(seed: int) -> No
 @pytest.mark.parametrize("seed", [3, 7])
 def test_kept_docs_are_the_tools_the_full_verdicts_keep(seed: int) -> None:
     """`kept_docs` (the allow-set's names-only walk) keeps exactly the tools `verdicts` keeps, in
-    order, whatever k, static rules, preferred route and policy threshold."""
+    order, whatever k, static rules, preferred route and policy threshold; when it keeps none,
+    `unrouted_reason` gives the reason the verdicts give."""
     index = LexicalIndex(random_catalog(seed, 150))
     rng = random.Random(seed)
     routes = [cap.route for cap in index.capabilities]
     compared = 0
+    reasons: set[str] = set()
     for query in random_queries(seed, 80):
         k = rng.choice([1, 3, 5, 8])
         hidden = {rng.randrange(len(index)): "blocked" for _ in range(rng.randint(0, 6))}
@@ -257,10 +261,16 @@ def test_kept_docs_are_the_tools_the_full_verdicts_keep(seed: int) -> None:
         ranking = rank_for_gate(index, query, k, preferred, hidden=hidden)
         uncounted = rank_for_gate(index, query, k, preferred, hidden=hidden, count=False)
         assert uncounted.ranked == ranking.ranked._replace(matched=None)  # only the count is left out
-        kept, _ = verdicts(ranking, k, policy, hidden=hidden)
+        kept, dropped = verdicts(ranking, k, policy, hidden=hidden)
         assert kept_docs(ranking, k, policy, hidden=hidden) == [v.doc for v in kept]
         compared += bool(kept)
+        if not kept:
+            reason, walked = unrouted_reason(ranking, k, policy, hidden=hidden)
+            assert reason == no_route_reason(ranking, kept, dropped)
+            assert walked is None or walked == (kept, dropped)
+            reasons.add(reason)
     assert compared > 20  # most requests keep something, so the comparison is not vacuous
+    assert {"below_min_score", "gate_refused_all"} <= reasons
 
 
 @pytest.mark.parametrize("seed", [8, 9])

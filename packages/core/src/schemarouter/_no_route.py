@@ -35,6 +35,7 @@ __all__ = [
     "kept_docs",
     "no_route_reason",
     "rank_for_gate",
+    "unrouted_reason",
     "verdicts",
 ]
 
@@ -273,7 +274,7 @@ def kept_docs(
 
 
 def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> str:
-    """Why the request routes or not, from a full walk of `verdicts` (with `report`)."""
+    """Why the request routes or not, from its `verdicts`."""
     if kept:
         return "routed"
     if not ranking.terms:
@@ -283,6 +284,25 @@ def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Ver
     if any(v.reason == "below_min_score" for v in dropped):
         return "below_min_score"
     return "gate_refused_all"
+
+
+def unrouted_reason(
+    ranking: GateRanking,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> tuple[str, tuple[list[Verdict], list[Verdict]] | None]:
+    """Why nothing is routed, for a ranking `kept_docs` keeps nothing of; and the verdicts, when
+    saying why took them.
+
+    Only a policy threshold refuses a tool for its score (`below_min_score`): without one,
+    the reason follows from the ranking alone and no verdict is worked out.
+    """
+    if policy is None or policy.min_score <= 0.0:
+        return no_route_reason(ranking, [], []), None
+    full = verdicts(ranking, k, policy, settings, hidden)
+    return no_route_reason(ranking, *full), full
 
 
 def gate(

@@ -11,7 +11,7 @@ from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
-from ._no_route import Verdict, kept_docs, no_route_reason, rank_for_gate, verdicts
+from ._no_route import Verdict, kept_docs, rank_for_gate, unrouted_reason, verdicts
 from ._results import AllowSet, ToolDecision
 from ._router import SchemaRouter
 from .errors import RoutingError, UserError
@@ -147,9 +147,8 @@ class Visibility:
         full: tuple[list[Verdict], list[Verdict]] | None = None
         if kept:
             reason = "routed"  # hidden tools are never kept, and at most k are: a kept tool is routed
-        else:  # nothing kept: the walk went through every ranked tool anyway
-            full = verdicts(ranking, k, policy, hidden=hidden)
-            reason = no_route_reason(ranking, *full)
+        else:
+            reason, full = unrouted_reason(ranking, k, policy, hidden=hidden)
 
         def report() -> tuple[list[_Scored], list[_Scored]]:
             every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
