@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator
 from langchain_core.messages import HumanMessage
@@ -39,7 +40,6 @@ from schemarouter_conformance import (
 from ._harness import GUARDRAIL_BLOCK_KEY, ScenarioAgent, Turn
 from ._mcp_tools import McpToolkit
 from ._refusal import refusal_of
-from .testing import offered_names
 
 __all__ = ["ARTIFACT_NAME", "build_evidence", "problems", "run_validation"]
 
@@ -55,11 +55,34 @@ def _version(dist: str) -> str:
         return "unknown"
 
 
-def _offered_parameters(turn: Turn) -> dict[str, Any]:
-    return {
-        name: spec["function"].get("parameters")
-        for name, spec in zip(offered_names(turn.offered), turn.offered, strict=False)
-    }
+def _offered_functions(turn: Turn) -> dict[str, Mapping[str, Any]]:
+    """The function specs offered on the run's first model call, by tool name (OpenAI format;
+    provider-native entries without a function name are left out, as `offered_names` does)."""
+    functions: dict[str, Mapping[str, Any]] = {}
+    for tool in turn.offered:
+        function = tool.get("function")
+        if isinstance(function, Mapping):
+            name = cast("Mapping[str, Any]", function).get("name")
+            if isinstance(name, str):
+                functions[name] = cast("Mapping[str, Any]", function)
+    return functions
+
+
+def _offered_bytes(functions: Mapping[str, Mapping[str, Any]]) -> int:
+    """Bytes of what the model was offered: each tool's name, description and input schema, as
+    the other adapters and `Capability.schema_bytes` measure them."""
+    return sum(
+        len(
+            canonical_bytes(
+                {
+                    "name": name,
+                    "description": function.get("description") or "",
+                    "input_schema": function.get("parameters") or {},
+                }
+            )
+        )
+        for name, function in functions.items()
+    )
 
 
 def _routing_latency_ms(harness: ScenarioAgent, query: str) -> float:
@@ -75,7 +98,8 @@ async def _case(
     """One query: what was offered, whether it passed, schema fidelity counts, task success."""
     latency = _routing_latency_ms(harness, query)
     turn = await harness.run(query)
-    parameters = _offered_parameters(turn)
+    functions = _offered_functions(turn)
+    parameters: dict[str, Any] = {name: function.get("parameters") for name, function in functions.items()}
     names = tuple(parameters)
     routed = tuple(n for n in names if n in {cap.name for cap in catalog})
     checked = identical = 0
@@ -84,7 +108,7 @@ async def _case(
         if cap is not None:
             checked += 1
             identical += canonical_bytes(schema) == canonical_bytes(cap.input_schema)
-    offered_bytes = sum(cap.schema_bytes for cap in catalog if cap.name in routed)
+    offered_bytes = _offered_bytes(functions)
     allow_set = harness.router.routing({"query": query}, []).allow_set
     if kind == "supported":
         passed = all(tool in routed for tool in required)
