@@ -14,11 +14,9 @@ SchemaRouter caches per query word what the word adds to ranking and gate eviden
 main table times queries after one warm-up pass over them. Each query's first run (its new
 words computed then cached) is reported on its own, below the table.
 
-Warm times: every size is prepared first; then `--passes` rounds each time every size's three
-calls (`allow_set`, `retrieve`, bm25s) over its query set, each after an untimed pass that warms
-the CPU caches. Each query counts with its median over the rounds. The rounds are spread over
-the whole run, so a spell of load from elsewhere on a shared machine moves one round of every
-size and call alike rather than one row of the table. First runs are one pass by nature.
+Warm times: the query set is timed `--passes` times over, and each query counts with its
+median; bm25s is timed the same way. A burst of load from elsewhere on a shared machine then
+moves one pass, not the table. First runs are one pass by nature.
 """
 
 from __future__ import annotations
@@ -35,7 +33,6 @@ import time
 import tracemalloc
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -102,21 +99,29 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
     return p50 * 1e6, p99 * 1e6
 
 
-def _one_pass(queries: Sequence[str], call: Callable[[str], object]) -> list[float]:
-    times: list[float] = []
+def _timed(queries: Sequence[str], call: Callable[[str], object], passes: int = 1) -> tuple[float, float]:
+    """p50 / p99 over the queries of each query's time, the median of `passes` passes over the set."""
+    runs: list[list[float]] = [[] for _ in queries]
     clock = time.perf_counter
-    for query in queries:
-        start = clock()
+    for _ in range(passes):
+        for query, samples in zip(queries, runs, strict=True):
+            start = clock()
+            call(query)
+            samples.append(clock() - start)
+    return _percentiles([statistics.median(samples) for samples in runs])
+
+
+def _time_each(queries: Sequence[str], call: Callable[[str], object], passes: int) -> tuple[float, float]:
+    for query in queries:  # warm-up: caches of query words, branch predictors, allocator
         call(query)
-        times.append(clock() - start)
-    return times
+    return _timed(queries, call, passes)
 
 
 def _time_first(queries: Sequence[str], call: Callable[[str], object]) -> tuple[float, float]:
     """Each query timed on its first run: the words it brings are new to the per-word caches
     (except words an earlier query of the set already used, as with real traffic)."""
     call("one-off lazy tables")  # process-wide one-off loads, not per-word work
-    return _percentiles(_one_pass(queries, call))
+    return _timed(queries, call)
 
 
 def _measure_build(build: Callable[[], object]) -> tuple[float, float, object]:
@@ -133,33 +138,9 @@ def _measure_build(build: Callable[[], object]) -> tuple[float, float, object]:
     return seconds, current / 2**20, built
 
 
-@dataclass
-class SizeRun:
-    """One catalog size: what was measured once, the three calls timed, and their warm times."""
-
-    size: int
-    queries: list[str]
-    calls: dict[str, Callable[[str], object]]
-    once: dict[str, Any]
-    warm: dict[str, list[list[float]]] = field(default_factory=dict[str, list[list[float]]])
-    """Per call, per query: its time in each pass."""
-
-    def timed_pass(self) -> None:
-        """One pass of each call over the queries: an untimed pass warms the CPU caches, then a
-        timed one."""
-        for name, call in self.calls.items():
-            _one_pass(self.queries, call)
-            times = _one_pass(self.queries, call)
-            per_query = self.warm.setdefault(name, [[] for _ in self.queries])
-            for samples, seconds in zip(per_query, times, strict=True):
-                samples.append(seconds)
-
-    def warm_percentiles(self, name: str) -> tuple[float, float]:
-        return _percentiles([statistics.median(samples) for samples in self.warm[name]])
-
-
-def prepare_size(size: int, query_count: int, words: Sequence[str], weights: Sequence[float]) -> SizeRun:
-    """Build both retrievers for one catalog size; measure builds, memory and first runs."""
+def bench_size(
+    size: int, query_count: int, words: Sequence[str], weights: Sequence[float], passes: int
+) -> dict[str, Any]:
     catalog = synthetic_catalog(size, words, weights)
     queries = synthetic_queries(query_count, catalog, words, weights)
     ours_build, ours_mb, _ = _measure_build(lambda: SchemaRouter(catalog).index)
@@ -167,6 +148,8 @@ def prepare_size(size: int, query_count: int, words: Sequence[str], weights: Seq
     router.index  # noqa: B018 - build before timing queries
     visibility = Visibility(router, k=5)
     first_p50, first_p99 = _time_first(queries, visibility.allow_set)
+    allow_p50, allow_p99 = _time_each(queries, visibility.allow_set, passes)
+    retrieve_p50, retrieve_p99 = _time_each(queries, lambda q: router.retrieve(q, 5), passes)
     routed = sum(not visibility.allow_set(q).no_route for q in queries) / len(queries)
 
     corpus = [f"{cap.name.replace('_', ' ')} {cap.description}" for cap in catalog]
@@ -182,38 +165,14 @@ def prepare_size(size: int, query_count: int, words: Sequence[str], weights: Seq
         tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
         return bm.retrieve(tokens, k=5, show_progress=False, n_threads=1)  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
 
-    return SizeRun(
-        size,
-        queries,
-        {
-            "allow_set": visibility.allow_set,
-            "retrieve": lambda q: router.retrieve(q, 5),
-            "bm25s": bm25s_query,
-        },
-        {
-            "routed_share": routed,
+    bm_p50, bm_p99 = _time_each(queries, bm25s_query, passes)
+    return {
+        "tools": size,
+        "queries": len(queries),
+        "routed_share": routed,
+        "schemarouter": {
             "build_s": ours_build,
             "memory_mib": ours_mb,
-            "first_run": (first_p50, first_p99),
-            "bm25s_build_s": bm_build,
-            "bm25s_memory_mib": bm_mb,
-        },
-    )
-
-
-def summary(run: SizeRun) -> dict[str, Any]:
-    allow_p50, allow_p99 = run.warm_percentiles("allow_set")
-    retrieve_p50, retrieve_p99 = run.warm_percentiles("retrieve")
-    bm_p50, bm_p99 = run.warm_percentiles("bm25s")
-    once = run.once
-    first_p50, first_p99 = once["first_run"]
-    return {
-        "tools": run.size,
-        "queries": len(run.queries),
-        "routed_share": once["routed_share"],
-        "schemarouter": {
-            "build_s": once["build_s"],
-            "memory_mib": once["memory_mib"],
             "allow_set_p50_us": allow_p50,
             "allow_set_p99_us": allow_p99,
             "allow_set_first_run_p50_us": first_p50,
@@ -222,8 +181,8 @@ def summary(run: SizeRun) -> dict[str, Any]:
             "retrieve_p99_us": retrieve_p99,
         },
         "bm25s": {
-            "build_s": once["bm25s_build_s"],
-            "memory_mib": once["bm25s_memory_mib"],
+            "build_s": bm_build,
+            "memory_mib": bm_mb,
             "retrieve_p50_us": bm_p50,
             "retrieve_p99_us": bm_p99,
         },
@@ -287,11 +246,7 @@ def main() -> None:
     if args.passes < 1:
         parser.error("--passes must be at least 1")
     words, weights = _vocabulary()
-    runs = [prepare_size(size, args.queries, words, weights) for size in args.sizes]
-    for _ in range(args.passes):  # passes take turns across sizes: spread over the whole run
-        for run in runs:
-            run.timed_pass()
-    results = [summary(run) for run in runs]
+    results = [bench_size(size, args.queries, words, weights, args.passes) for size in args.sizes]
     if args.json:
         print(json.dumps({"results": results, "passes": args.passes, "versions": versions()}, indent=2))
     else:
