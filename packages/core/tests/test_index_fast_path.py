@@ -386,20 +386,48 @@ def test_gate_decisions_equal_a_scalar_walk_of_the_ranked_tools(seed: int) -> No
     assert refused > 20
 
 
-def test_per_word_caches_stay_bounded_and_change_no_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the per-word cache full from the start, every request computes its vectors afresh,
-    and routes exactly as with the cache; the cache never holds more entries than allowed."""
+def test_per_word_caches_stay_bounded_start_over_and_change_no_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With tiny bounds the per-word tables fill and start over again and again: every request
+    routes exactly as with roomy tables, no table holds more than allowed, and the words of the
+    latest request are remembered (a full table does not freeze on the first words it saw)."""
     import schemarouter._index as index_module
 
     catalog = random_catalog(15, 150)
     queries = random_queries(15, 80)
-    cached = LexicalIndex(catalog)
-    expected = [gate(cached, q, 5) for q in queries * 2]
-    monkeypatch.setattr(index_module, "_VECTOR_CACHE_POSTINGS", 60)
+    roomy = LexicalIndex(catalog)
+    expected = [gate(roomy, q, 5) for q in queries * 2]
+    monkeypatch.setattr(index_module, "_VECTOR_CACHE_POSTINGS", 400)
+    monkeypatch.setattr(index_module, "_RESOLVE_CACHE", 7)
     bounded = LexicalIndex(catalog)
-    assert [gate(bounded, q, 5) for q in queries * 2] == expected
-    assert 0 < bounded._vectors_size <= 60  # pyright: ignore[reportPrivateUsage]
-    assert cached._vectors_size > 60  # pyright: ignore[reportPrivateUsage]
+    for query in queries * 2:
+        assert gate(bounded, query, 5) == expected.pop(0)
+        assert len(bounded._resolved) <= 7  # pyright: ignore[reportPrivateUsage]
+        assert len(bounded._joined) <= 7  # pyright: ignore[reportPrivateUsage]
+        held = [v for table in bounded._vectors.values() for v in table.values()]  # pyright: ignore[reportPrivateUsage]
+        assert sum(len(v.positions) for v in held) == bounded._vectors_size <= 400  # pyright: ignore[reportPrivateUsage]
+    # the latest words are the ones remembered, even once the tables have been full
+    assert len(bounded._resolved) >= 1  # pyright: ignore[reportPrivateUsage]
+    bounded.query_terms("zeppelin")
+    assert "zeppelin" in bounded._resolved  # pyright: ignore[reportPrivateUsage]
+    last = tuple(t for t in roomy.query_terms(queries[-1]) if t.matches)
+    vectors = roomy.word_vectors(last, DEFAULT_GATE, lambda qt: _term_evidence(roomy, qt, DEFAULT_GATE))
+    fitting = [t.surface for t, v in zip(last, vectors, strict=True) if len(v.positions) <= 400]
+    assert fitting, "the last request has a word small enough to remember"
+    assert fitting[-1] in bounded._vectors[DEFAULT_GATE]  # pyright: ignore[reportPrivateUsage]
+    assert roomy._vectors_size > 10 * 400  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_full_memo_table_starts_over() -> None:
+    from schemarouter._memo import remember
+
+    table: dict[str, int] = {}
+    for i in range(10):
+        assert remember(table, f"w{i}", i, 4) == i
+        assert len(table) <= 4
+        assert table[f"w{i}"] == i
+    assert table == {"w8": 8, "w9": 9}  # cleared at w4 and w8
 
 
 @pytest.mark.parametrize("many", [False, True])

@@ -24,6 +24,7 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._commonness import specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
+from ._memo import remember
 from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, postings_of
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
@@ -326,10 +327,12 @@ class LexicalIndex:
         else:
             specific = specificity(surface) if surface.isalpha() else 1.0
         rarity = max((self.rarity(m.term) * m.quality for m in matches), default=0.0)
-        resolved = QueryTerm(surface, word, specific, rarity * specific, tuple(matches))
-        if len(self._resolved) < _RESOLVE_CACHE:
-            self._resolved[surface] = resolved
-        return resolved
+        return remember(
+            self._resolved,
+            surface,
+            QueryTerm(surface, word, specific, rarity * specific, tuple(matches)),
+            _RESOLVE_CACHE,
+        )
 
     def _with_joined(self, tokens: list[str]) -> list[str]:
         """`tokens`, each pair of adjacent words followed by the pair written as one word when the
@@ -352,8 +355,7 @@ class LexicalIndex:
                         and terms[position].startswith(start)
                         and self._stemmer.stem(joined) in self._idf
                     )
-                    if len(known) < _RESOLVE_CACHE:
-                        known[joined] = indexed
+                    remember(known, joined, indexed, _RESOLVE_CACHE)
                 if indexed:
                     out.append(joined)
             previous = tok if tok.isalpha() else ""
@@ -459,7 +461,8 @@ class LexicalIndex:
 
         `weights_of(term)` gives the per-match evidence weights; `key` names how they are
         computed (the gate's settings), so each key has its own cache. The caches together are
-        bounded by the entries they hold; past that, vectors are computed per request.
+        bounded by the entries they hold: when a vector would pass the bound, they start over
+        (see `_memo`); a vector larger than the bound itself is computed per request.
         """
         cache = self._vectors.get(key)
         if cache is None:
@@ -471,9 +474,14 @@ class LexicalIndex:
             vector = cache.get(qt.surface)
             if vector is None:
                 vector = self._word_vector(qt, weights_of(qt))
-                if self._vectors_size + len(vector.positions) <= _VECTOR_CACHE_POSTINGS:
+                entries = len(vector.positions)
+                if entries <= _VECTOR_CACHE_POSTINGS:
+                    if self._vectors_size + entries > _VECTOR_CACHE_POSTINGS:
+                        for table in self._vectors.values():
+                            table.clear()
+                        self._vectors_size = 0
                     cache[qt.surface] = vector
-                    self._vectors_size += len(vector.positions)
+                    self._vectors_size += entries
             out.append(vector)
         return out
 

@@ -10,13 +10,15 @@ import threading
 
 import snowballstemmer  # pyright: ignore[reportMissingTypeStubs]
 
+from ._memo import remember
+
 __all__ = ["Stemmer"]
 
 _MIN_STEM_LENGTH = 3
 
 
 class Stemmer:
-    """Maps a surface token to its index term. Thread-safe; the cache is bounded."""
+    """Maps a surface token to its index term. Thread-safe; the cache is bounded (see `_memo`)."""
 
     def __init__(self, max_cache: int = 100_000) -> None:
         self._stemmer = snowballstemmer.stemmer("english")  # pyright: ignore[reportUnknownMemberType]
@@ -33,9 +35,7 @@ class Stemmer:
         else:
             with self._lock:
                 term = str(self._stemmer.stemWord(token))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        if len(self._cache) < self._max_cache:
-            self._cache[token] = term
-        return term
+        return remember(self._cache, token, term, self._max_cache)
 
     def stem_all(self, tokens: list[str]) -> list[str]:
         cache = self._cache

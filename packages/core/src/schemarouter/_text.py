@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ._memo import remember
+
 __all__ = ["STOP_WORDS", "identifier_tokens", "is_cjk", "text_tokens", "word_tokens"]
 
 STOP_WORDS = frozenset(
@@ -229,7 +231,7 @@ _CJK_CHAR = re.compile(
     "[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES) + "]",
 )
 _PIECE_CACHE_SIZE = 200_000
-# Pieces repeat massively across a catalog: remember each piece's tokens (bounded).
+# Pieces repeat massively across a catalog: remember each piece's tokens (bounded, see `_memo`).
 _identifier_pieces: dict[str, tuple[str, ...]] = {}
 _word_pieces: dict[str, tuple[str, ...]] = {}
 
@@ -291,10 +293,7 @@ def _piece_tokens(piece: str, cache: dict[str, tuple[str, ...]], split_digits: b
 
 
 def _remember(cache: dict[str, tuple[str, ...]], piece: str, tokens: list[str]) -> tuple[str, ...]:
-    result = tuple(tokens)
-    if len(cache) < _PIECE_CACHE_SIZE:
-        cache[piece] = result
-    return result
+    return remember(cache, piece, tuple(tokens), _PIECE_CACHE_SIZE)
 
 
 def _is_symbol(piece: str) -> bool:
