@@ -17,7 +17,7 @@ fields, and a request that needs no tool tends to be weak on one of the two.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -72,6 +72,18 @@ DEFAULT_GATE = GateSettings()
 
 def _unbounded(score: float) -> float:
     return -math.log(1.0 - min(score, 0.999999))
+
+
+def _floors(settings: GateSettings, policy: RetrievalAbstentionPolicy | None) -> tuple[float, float, float]:
+    """The evidence floor and the identifier floor (unbounded, as evidence is), and the policy's
+    `min_score` (0 without a policy)."""
+    min_score = policy.min_score if policy is not None else 0.0
+    return _unbounded(settings.evidence_floor), _unbounded(settings.identifier_floor), min_score
+
+
+def _rows(ranked: Ranked) -> Iterator[tuple[int, float, float, float]]:
+    """Each ranked tool, best first: (position, ranking score, evidence, identifier evidence)."""
+    return zip(ranked.docs, ranked.rank_scores, ranked.support, ranked.named, strict=True)
 
 
 def _routing_score(total: float, rank_score: float, unit: float, settings: GateSettings) -> float:
@@ -201,16 +213,12 @@ def verdicts(
     dropped: list[Verdict] = []
     if not ranked.docs:
         return kept, dropped
-    evidence_floor = _unbounded(settings.evidence_floor)
-    identifier_floor = _unbounded(settings.identifier_floor)
-    min_score = policy.min_score if policy is not None else 0.0
+    evidence_floor, identifier_floor, min_score = _floors(settings, policy)
     unit = ranking.unit
     preferred_doc = ranking.preferred_doc
     hidden_left = sum(doc in hidden for doc in ranked.docs) if hidden else 0
     reported = settings.reported_dropped
-    for doc, rank_score, total, identifier in zip(
-        ranked.docs, ranked.rank_scores, ranked.support, ranked.named, strict=True
-    ):
+    for doc, rank_score, total, identifier in _rows(ranked):
         if len(kept) >= k and len(dropped) >= reported and not hidden_left:
             break  # nothing further can be kept or reported
         rule = hidden.get(doc) if hidden else None
@@ -251,15 +259,10 @@ def kept_docs(
     rule hides it and it is the preferred route, or its evidence clears a floor and its
     routing score reaches the policy's `min_score` (scored only when there is one).
     """
-    ranked = ranking.ranked
-    evidence_floor = _unbounded(settings.evidence_floor)
-    identifier_floor = _unbounded(settings.identifier_floor)
-    min_score = policy.min_score if policy is not None else 0.0
+    evidence_floor, identifier_floor, min_score = _floors(settings, policy)
     preferred_doc = ranking.preferred_doc
     kept: list[int] = []
-    for doc, rank_score, total, identifier in zip(
-        ranked.docs, ranked.rank_scores, ranked.support, ranked.named, strict=True
-    ):
+    for doc, rank_score, total, identifier in _rows(ranking.ranked):
         if hidden and doc in hidden:
             continue
         if doc != preferred_doc:
