@@ -477,7 +477,8 @@ class LexicalIndex:
                 entries = len(vector.positions)
                 if entries <= _VECTOR_CACHE_POSTINGS:
                     if self._vectors_size + entries > _VECTOR_CACHE_POSTINGS:
-                        for table in self._vectors.values():
+                        # a snapshot: another thread may add a settings key meanwhile
+                        for table in list(self._vectors.values()):
                             table.clear()
                         self._vectors_size = 0
                     cache[qt.surface] = vector
