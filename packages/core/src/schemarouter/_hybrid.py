@@ -2,12 +2,17 @@
 
 Ranking and the no-route decision use the same two signals, but not the same number:
 
-- **Ranking** (`Candidate.rank_score`) is a score fusion, not reciprocal-rank fusion
-  (reciprocal ranks throw away how far apart two tools are; measured on real catalogs they
-  made paraphrase recall worse than either signal alone):
+- **Ranking** (`Candidate.rank_score`) fuses scores and places. Scores keep how far apart
+  two tools are; places (the tool's position in each signal's own ranking, as a reciprocal)
+  make sure each signal's best few tools compete even when the other signal disagrees:
 
       rank = cosine + rank_weight * (lexical rank score / best lexical rank score)
                     + evidence_weight * lexical evidence
+                    + semantic_place_weight / semantic place + lexical_place_weight / lexical place
+                    + gate_weight * (1 if the lexical gate keeps the tool)
+
+  Places count from 1 within the best `depth` tools of each signal; past that a place adds
+  nothing. (Reciprocal ranks alone measured worse than either signal on real catalogs.)
 
 - **Abstention** (`Candidate.score`, what `min_score` and `calibrate(...)` threshold) adds
   the tool's own evidence to the best evidence of each signal for this query:
@@ -70,8 +75,14 @@ class HybridPolicy:
 
     rank_weight: float = 0.2
     """Ranking: weight of the lexical rank score, relative to the best one for the query."""
-    evidence_weight: float = 0.1
+    evidence_weight: float = 0.2
     """Ranking: weight of the bounded lexical evidence."""
+    semantic_place_weight: float = 0.8
+    """Ranking: weight of 1 / the tool's place in the semantic ranking (1 for the closest tool)."""
+    lexical_place_weight: float = 0.2
+    """Ranking: weight of 1 / the tool's place in the lexical ranking."""
+    gate_weight: float = 0.2
+    """Ranking: added when the lexical gate keeps the tool."""
     lexical_weight: float = 0.5
     """Abstention: weight of the bounded lexical evidence next to the cosine."""
     min_confidence: float = 0.3
@@ -88,7 +99,15 @@ class HybridPolicy:
     """How many best tools of each signal (lexical and semantic) compete in the fusion."""
 
     def __post_init__(self) -> None:
-        if min(self.rank_weight, self.evidence_weight, self.lexical_weight) < 0:
+        weights = (
+            self.rank_weight,
+            self.evidence_weight,
+            self.semantic_place_weight,
+            self.lexical_place_weight,
+            self.gate_weight,
+            self.lexical_weight,
+        )
+        if min(weights) < 0:
             raise UserError("hybrid weights must be >= 0")
         if not all(-1.0 <= c <= 1.0 for c in (self.agree_cosine, self.semantic_floor)):
             raise UserError("hybrid cosine thresholds must lie in [-1, 1]")
@@ -112,6 +131,12 @@ _REPORTED_DROPPED = 10
 
 _Scored = tuple[float, str, float, float, Candidate | None]
 """One competing tool: (-rank, route, score, cosine, its lexical candidate if any)."""
+
+
+def _lexical_order(c: Candidate) -> tuple[float, float, str]:
+    """The lexical ranking: best rank score first, then best evidence, then route."""
+    return (-c.rank_score, -c.score, c.route)
+
 
 _order = itemgetter(0, 1)
 """Best rank first; ties broken by route (routes are unique)."""
@@ -151,20 +176,27 @@ class HybridRetriever:
         lexical = self.lexical.retrieve(query, k, None, preferred_route, explain)
         reported = (*lexical.candidates, *lexical.dropped)
         # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
-        lex_top = (
-            heapq.nsmallest(depth, reported, key=lambda c: (-c.rank_score, -c.score, c.route))
-            if len(reported) > depth
-            else reported
-        )
+        lex_top = heapq.nsmallest(depth, reported, key=_lexical_order)
         position = self.semantic.position
         routes = self.semantic.routes
         sims = self.semantic.similarities(query)
         size = int(sims.shape[0])
-        lex_at = {position[c.route]: c for c in lex_top}
-        pool = dict.fromkeys(lex_at)
-        pool.update(
-            dict.fromkeys(np.argpartition(-sims, depth - 1)[:depth].tolist() if depth < size else range(size))
+        sem_top: list[int] = (
+            np.argpartition(-sims, depth - 1)[:depth].tolist() if depth < size else list(range(size))
         )
+        sem_cosines = [round(c, 6) for c in sims[sem_top].tolist()]
+        # places within each signal's own ranking, from 1; ties broken by route
+        sem_place = {
+            i: place
+            for place, (_, _, i) in enumerate(
+                sorted(zip([-c for c in sem_cosines], [routes[i] for i in sem_top], sem_top, strict=True)),
+                1,
+            )
+        }
+        lex_at = {position[c.route]: c for c in lex_top}
+        lex_place = {i: place for place, i in enumerate(lex_at, 1)}
+        pool = dict.fromkeys(lex_at)
+        pool.update(dict.fromkeys(sem_top))
         if preferred_route is not None and preferred_route in position:
             pool[position[preferred_route]] = None
         at = list(pool)
@@ -175,14 +207,21 @@ class HybridRetriever:
         scored: list[_Scored] = []
         for i, cosine in zip(at, cosines, strict=True):
             lex = lex_at.get(i)
+            place = sem_place.get(i)
+            rank = cosine + (hp.semantic_place_weight / place if place is not None else 0.0)
             if lex is None:
-                rank, score = cosine, round((cosine + query_evidence) / 2, 6)
+                score = round((cosine + query_evidence) / 2, 6)
             else:
                 evidence = lex.score
                 rank_rel = lex.rank_score / best_rank if best_rank > 0 else 0.0
-                rank = round(cosine + hp.rank_weight * rank_rel + hp.evidence_weight * evidence, 6)
+                rank += (
+                    hp.rank_weight * rank_rel
+                    + hp.evidence_weight * evidence
+                    + hp.lexical_place_weight / lex_place[i]
+                    + (hp.gate_weight if lex.kept else 0.0)
+                )
                 score = round((cosine + hp.lexical_weight * evidence + query_evidence) / 2, 6)
-            scored.append((-rank, routes[i], score, cosine, lex))
+            scored.append((-round(rank, 6), routes[i], score, cosine, lex))
         scored.sort(key=_order)
         return scored
 
