@@ -94,8 +94,8 @@ def test_without_places_the_lexical_matches_crowd_it_out() -> None:
 
 @pytest.mark.parametrize("field", ["semantic_place_weight", "lexical_place_weight", "gate_weight"])
 def test_negative_place_weights_are_refused(field: str) -> None:
+    bad: dict[str, Any] = {field: -0.1}
     with pytest.raises(UserError, match="weights"):
-        bad: dict[str, Any] = {field: -0.1}
         HybridPolicy(**bad)
 
 
