@@ -16,6 +16,9 @@ Task1 threshold is then applied to the half it was chosen on):
   And the default operating point (no calibration).
 - LiveMCPBench: gold-set recall@5 (share of a task's gold tools in the top five, capped at
   five), on the `heldout` tasks.
+- For MetaTool routing and LiveMCPBench, also the gold tools inside the default allow-set at
+  k=5 (the routed tools, the default policy, no threshold: what an adapter shows the model);
+  "-" for semantic alone, which has no gate.
 - MetaTool multi-tool queries (two gold tools each, never used for tuning, so all 497 are
   reported whatever `--split` says): share with both gold tools in the top five, with at
   least one, and mean per-query recall@5 / @10 of the ranking.
@@ -93,6 +96,14 @@ class Modes:
         best = max((c.score for c in retrieval.candidates), default=None)
         return Ranked(tuple(c.name for c in ranked[:depth]), best)
 
+    def allowed(self, mode: str, query: str) -> tuple[str, ...] | None:
+        """The tools routed at k=5 with the default policy (what an adapter shows); None for
+        semantic alone, which has no gate."""
+        if mode == "semantic":
+            return None
+        router = self.hybrid if mode == "hybrid" else self.lexical
+        return router.retrieve(query, 5).names
+
     def default_routes(self, mode: str, query: str) -> bool:
         router = self.hybrid if mode == "hybrid" else self.lexical
         return not router.retrieve(query, 5).no_route
@@ -103,6 +114,17 @@ def recall_at_5(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> fl
     for item in queries:
         top = set(modes.rank(mode, item.query).names)
         total += len(top & set(item.gold)) / min(len(item.gold), 5)
+    return total / max(len(queries), 1)
+
+
+def gated_recall(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> float | None:
+    """Share of gold tools (at most five per query) inside the default allow-set of k=5."""
+    total = 0.0
+    for item in queries:
+        allowed = modes.allowed(mode, item.query)
+        if allowed is None:
+            return None
+        total += len(set(allowed) & set(item.gold)) / min(len(item.gold), 5)
     return total / max(len(queries), 1)
 
 
@@ -275,6 +297,8 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
         quality[mode] = {
             "metatool_recall@5": recall_at_5(meta, mode, routing),
             "livemcpbench_recall@5": recall_at_5(live, mode, live_tasks),
+            "metatool_gated@5": gated_recall(meta, mode, routing),
+            "livemcpbench_gated@5": gated_recall(live, mode, live_tasks),
             "metatool_multi_tool": multi_tool_recall(meta, mode, multi),
             "task1": abstention(meta, mode, task_dev, task_heldout, lexical_gate_rate),
         }
@@ -305,6 +329,8 @@ def _print(report: dict[str, Any]) -> None:
     rows = [
         (f"MetaTool recall@5 ({half})", lambda m: q[m]["metatool_recall@5"]),
         (f"LiveMCPBench gold recall@5 ({half})", lambda m: q[m]["livemcpbench_recall@5"]),
+        (f"MetaTool gold in default allow-set, k=5 ({half})", lambda m: q[m]["metatool_gated@5"]),
+        (f"LiveMCPBench gold in default allow-set ({half})", lambda m: q[m]["livemcpbench_gated@5"]),
         (f"Task1 over-rejection @ dev 5% ({half})", lambda m: q[m]["task1"]["over_rejection"]),
         (f"Task1 false acceptance @ dev 5% ({half})", lambda m: q[m]["task1"]["false_acceptance"]),
         (f"Task1 false acceptance @ {half} 5%", lambda m: q[m]["task1"]["heldout_false_acceptance_at_5"]),
