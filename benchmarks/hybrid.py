@@ -43,6 +43,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _datasets import (
@@ -109,12 +111,29 @@ class Modes:
         return not router.retrieve(query, 5).no_route
 
 
-def recall_at_5(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> float:
-    total = 0.0
+def recall_per_query(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> list[float]:
+    """Each query's recall@5: the share of its gold tools (at most five) in the top five."""
+    out: list[float] = []
     for item in queries:
         top = set(modes.rank(mode, item.query).names)
-        total += len(top & set(item.gold)) / min(len(item.gold), 5)
-    return total / max(len(queries), 1)
+        out.append(len(top & set(item.gold)) / min(len(item.gold), 5))
+    return out
+
+
+def recall_at_5(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> float:
+    values = recall_per_query(modes, mode, queries)
+    return sum(values) / max(len(values), 1)
+
+
+def paired_interval(a: Sequence[float], b: Sequence[float], resamples: int = 2000) -> tuple[float, float]:
+    """95% interval of mean(a - b) by a paired bootstrap over the queries (fixed seed)."""
+    diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    rng = np.random.default_rng(20240611)
+    means = np.concatenate(
+        [diff[rng.integers(0, diff.size, (100, diff.size))].mean(axis=1) for _ in range(resamples // 100)]
+    )
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
 
 
 def gated_recall(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> float | None:
@@ -128,16 +147,21 @@ def gated_recall(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> f
     return total / max(len(queries), 1)
 
 
-def multi_tool_recall(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> dict[str, float]:
-    """All / any gold tools in the top 5, and mean per-query recall@5 / @10 of the ranking.
+def multi_tool_recall(
+    modes: Modes, mode: str, queries: Sequence[LabelledQuery]
+) -> tuple[dict[str, float], list[float]]:
+    """All / any gold tools in the top 5, and mean per-query recall@5 / @10 of the ranking;
+    and per query, 1.0 when all its gold tools are in the top 5.
 
     Ranked at depth 5 and 10 separately: in hybrid mode the gate's k changes what competes.
     """
     tally = MultiToolTally()
+    all_gold: list[float] = []
     for item in queries:
-        top5 = set(modes.rank(mode, item.query, 5).names)
-        tally.add(set(item.gold), top5, set(modes.rank(mode, item.query, 10).names))
-    return tally.summary()
+        gold, top5 = set(item.gold), set(modes.rank(mode, item.query, 5).names)
+        tally.add(gold, top5, set(modes.rank(mode, item.query, 10).names))
+        all_gold.append(float(gold <= top5))
+    return tally.summary(), all_gold
 
 
 def _confidences(
@@ -293,16 +317,30 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
     multi = metatool_multi_tool()
     lexical_gate_rate = gate_only_over_rejection(meta, "lexical", task_heldout)
     quality: dict[str, dict[str, Any]] = {}
+    per_query: dict[str, dict[str, list[float]]] = {}
     for mode in MODES:
+        multi_summary, multi_all_gold = multi_tool_recall(meta, mode, multi)
+        per_query[mode] = {
+            "metatool_recall@5": recall_per_query(meta, mode, routing),
+            "livemcpbench_recall@5": recall_per_query(live, mode, live_tasks),
+            "multi_tool_all_gold@5": multi_all_gold,
+        }
         quality[mode] = {
-            "metatool_recall@5": recall_at_5(meta, mode, routing),
-            "livemcpbench_recall@5": recall_at_5(live, mode, live_tasks),
+            "metatool_recall@5": statistics.fmean(per_query[mode]["metatool_recall@5"]),
+            "livemcpbench_recall@5": statistics.fmean(per_query[mode]["livemcpbench_recall@5"]),
             "metatool_gated@5": gated_recall(meta, mode, routing),
             "livemcpbench_gated@5": gated_recall(live, mode, live_tasks),
-            "metatool_multi_tool": multi_tool_recall(meta, mode, multi),
+            "metatool_multi_tool": multi_summary,
             "task1": abstention(meta, mode, task_dev, task_heldout, lexical_gate_rate),
         }
     report["quality"] = quality
+    report["paired_intervals"] = {
+        f"hybrid-{other}": {
+            metric: paired_interval(per_query["hybrid"][metric], per_query[other][metric])
+            for metric in per_query["hybrid"]
+        }
+        for other in ("lexical", "semantic")
+    }
     report["lexical_gate_over_rejection"] = lexical_gate_rate
     report["split"] = split
     report["sizes"] = {
@@ -358,6 +396,9 @@ def _print(report: dict[str, Any]) -> None:
     for label, get in rows:
         cells = [get(m) for m in MODES]
         print(f"{label:50}" + "".join(f"{'-':>10}" if c is None else f"{c:>10.3f}" for c in cells))
+    for pair, intervals in report["paired_intervals"].items():
+        cells = ", ".join(f"{metric} [{low:+.3f}, {high:+.3f}]" for metric, (low, high) in intervals.items())
+        print(f"{pair.replace('-', ' minus ')}, paired bootstrap 95% interval: {cells}")
     for lat in report["latency"]:
         print(
             f"allow_set at {lat['tools']:>6} tools: lexical p50 {lat['lexical_p50_ms']:.3f} ms "
