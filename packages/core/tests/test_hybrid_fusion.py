@@ -46,14 +46,9 @@ class AngleEncoder:
 
         out = np.zeros((len(texts), 2), dtype=np.float32)
         for row, text in enumerate(texts):
-            words = text.replace(".", " ").split()
+            # a tool text starts with the tool's split name ("monthly sales report. ...")
             cosine = next(
-                (
-                    c
-                    for name, c in COSINES.items()
-                    if " ".join(name.split("_")) == " ".join(words[: name.count("_") + 1])
-                ),
-                None,
+                (c for name, c in COSINES.items() if text.startswith(name.replace("_", " ") + ".")), None
             )
             if cosine is None:  # a request
                 out[row] = (1.0, 0.0)

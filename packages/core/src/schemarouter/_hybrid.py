@@ -184,23 +184,18 @@ class HybridRetriever:
         sem_top: list[int] = (
             np.argpartition(-sims, depth - 1)[:depth].tolist() if depth < size else list(range(size))
         )
-        sem_cosines = [round(c, 6) for c in sims[sem_top].tolist()]
-        # places within each signal's own ranking, from 1; ties broken by route
-        sem_place = {
-            i: place
-            for place, (_, _, i) in enumerate(
-                sorted(zip([-c for c in sem_cosines], [routes[i] for i in sem_top], sem_top, strict=True)),
-                1,
-            )
-        }
         lex_at = {position[c.route]: c for c in lex_top}
-        lex_place = {i: place for place, i in enumerate(lex_at, 1)}
         pool = dict.fromkeys(lex_at)
         pool.update(dict.fromkeys(sem_top))
         if preferred_route is not None and preferred_route in position:
             pool[position[preferred_route]] = None
         at = list(pool)
         cosines = [round(c, 6) for c in sims[at].tolist()]
+        cosine_of = dict(zip(at, cosines, strict=True))
+        # places within each signal's own ranking, from 1; ties broken by route
+        by_meaning = sorted(sem_top, key=lambda i: (-cosine_of[i], routes[i]))
+        sem_place = {i: place for place, i in enumerate(by_meaning, 1)}
+        lex_place = {i: place for place, i in enumerate(lex_at, 1)}
         best_rank = max((c.rank_score for c in lex_top), default=0.0)
         best_evidence = max((c.score for c in lex_top), default=0.0)
         query_evidence = max(cosines, default=0.0) + hp.lexical_weight * best_evidence
