@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from schemarouter import FINGERPRINT_FIELDS, Capability, canonical_json
+from schemarouter import FINGERPRINT_FIELDS, Capability, canonical_json, offered_bytes
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}
 
@@ -83,6 +83,17 @@ def test_schema_bytes_count_compact_utf8_json_of_the_offered_contract() -> None:
     cap = make(description="Météo")
     offered = {"name": "forecast", "description": "Météo", "input_schema": SCHEMA}
     assert cap.schema_bytes == len(canonical_json(offered).encode("utf-8"))
+
+
+def test_adapters_measure_offered_bytes_as_the_catalog_does() -> None:
+    cap = make(description="Prévision météo ☀")
+    assert offered_bytes(cap.name, cap.description, cap.input_schema) == cap.schema_bytes
+    # a framework that leaves the description or the schema out offers an empty one
+    assert (
+        offered_bytes("f", None, None)
+        == offered_bytes("f", "", {})
+        == len(canonical_json({"name": "f", "description": "", "input_schema": {}}).encode("utf-8"))
+    )
 
 
 def test_hint_reads_only_boolean_annotations() -> None:

@@ -26,6 +26,7 @@ from schemarouter import (
     RoutingConfig,
     SchemaRouter,
     canonical_bytes,
+    offered_bytes,
 )
 from schemarouter import __version__ as core_version
 from schemarouter_conformance import (
@@ -69,18 +70,9 @@ def _offered_functions(turn: Turn) -> dict[str, Mapping[str, Any]]:
 
 
 def _offered_bytes(functions: Mapping[str, Mapping[str, Any]]) -> int:
-    """Bytes of what the model was offered: each tool's name, description and input schema, as
-    the other adapters and `Capability.schema_bytes` measure them."""
+    """Bytes of what the model was offered, measured as `Capability.schema_bytes` is."""
     return sum(
-        len(
-            canonical_bytes(
-                {
-                    "name": name,
-                    "description": function.get("description") or "",
-                    "input_schema": function.get("parameters") or {},
-                }
-            )
-        )
+        offered_bytes(name, function.get("description"), function.get("parameters"))
         for name, function in functions.items()
     )
 
@@ -99,21 +91,21 @@ async def _case(
     latency = _routing_latency_ms(harness, query)
     turn = await harness.run(query)
     functions = _offered_functions(turn)
-    parameters: dict[str, Any] = {name: function.get("parameters") for name, function in functions.items()}
-    names = tuple(parameters)
-    routed = tuple(n for n in names if n in {cap.name for cap in catalog})
+    names = tuple(functions)
+    known = {cap.name for cap in catalog}
+    routed = tuple(n for n in names if n in known)
     checked = identical = 0
-    for name, schema in parameters.items():
+    for name, function in functions.items():
         cap = catalog.lookup(_SOURCE, name)
         if cap is not None:
             checked += 1
-            identical += canonical_bytes(schema) == canonical_bytes(cap.input_schema)
-    offered_bytes = _offered_bytes(functions)
+            identical += canonical_bytes(function.get("parameters")) == canonical_bytes(cap.input_schema)
+    offered_size = _offered_bytes(functions)
     allow_set = harness.router.routing({"query": query}, []).allow_set
     if kind == "supported":
         passed = all(tool in routed for tool in required)
         first = required[0]
-        task = passed and Draft202012Validator(parameters[first]).is_valid(arguments) if passed else False
+        task = passed and Draft202012Validator(functions[first]["parameters"]).is_valid(arguments)
     else:
         passed = not routed
         task = passed
@@ -124,7 +116,7 @@ async def _case(
         allow_set=allow_set.names if allow_set is not None else (),
         offered_tools=names,
         no_route=allow_set.no_route if allow_set is not None else True,
-        offered_schema_bytes=offered_bytes,
+        offered_schema_bytes=offered_size,
         routing_latency_ms=round(latency, 4),
         passed=passed,
     )

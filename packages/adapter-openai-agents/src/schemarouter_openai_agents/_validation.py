@@ -39,6 +39,7 @@ from schemarouter import (
     RoutingConfig,
     SchemaRouter,
     canonical_bytes,
+    offered_bytes,
 )
 from schemarouter_conformance import (
     GUARDRAIL_TRIP_VALUE,
@@ -77,11 +78,7 @@ class ValidationChecks:
 
 
 def _offered_bytes(tool: FunctionTool) -> int:
-    return len(
-        canonical_bytes(
-            {"name": tool.name, "description": tool.description, "input_schema": tool.params_json_schema}
-        )
-    )
+    return offered_bytes(tool.name, tool.description, tool.params_json_schema)
 
 
 def _latency_ms(routing: OpenAIAgentsRouter, query: str) -> list[float]:

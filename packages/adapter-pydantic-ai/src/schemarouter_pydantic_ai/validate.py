@@ -35,6 +35,7 @@ from schemarouter import (
     SchemaRouter,
     Visibility,
     canonical_bytes,
+    offered_bytes,
     validation_command,
 )
 from schemarouter_conformance import (
@@ -76,14 +77,7 @@ class _TimedVisibility:
 
 
 def _offered_bytes(tool_defs: Sequence[ToolDefinition]) -> int:
-    return sum(
-        len(
-            canonical_bytes(
-                {"name": d.name, "description": d.description or "", "input_schema": d.parameters_json_schema}
-            )
-        )
-        for d in tool_defs
-    )
+    return sum(offered_bytes(d.name, d.description, d.parameters_json_schema) for d in tool_defs)
 
 
 def note_for_output_check(text: str) -> str:

@@ -9,7 +9,7 @@ from ._abstention import RetrievalAbstentionPolicy
 from ._calibrate import CalibrationPoint, CalibrationReport, calibrate
 from ._callables import CallableSource, callable_spec
 from ._calls import ToolResult
-from ._canonical import canonical_bytes, canonical_json
+from ._canonical import canonical_bytes, canonical_json, offered_bytes
 from ._capability import FINGERPRINT_FIELDS, Capability, make_route
 from ._catalog import Catalog, CatalogLimits, SkippedTool, SkipReason, ToolSpec
 from ._config import RoutingConfig
@@ -126,5 +126,6 @@ __all__ = [
     "canonical_json",
     "coerce_request",
     "make_route",
+    "offered_bytes",
     "request_in",
 ]

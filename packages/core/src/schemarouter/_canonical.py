@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["canonical_bytes", "canonical_json", "sha256_hex"]
+__all__ = ["canonical_bytes", "canonical_json", "offered_bytes", "sha256_hex"]
 
 
 def canonical_json(value: Any) -> str:
@@ -17,6 +18,15 @@ def canonical_json(value: Any) -> str:
 def canonical_bytes(value: Any) -> bytes:
     """`canonical_json(value)` encoded as UTF-8: what schema byte counts measure."""
     return canonical_json(value).encode("utf-8")
+
+
+def offered_bytes(name: str, description: str | None, input_schema: Mapping[str, Any] | None) -> int:
+    """Bytes of what a model is offered for one tool: the canonical JSON of its name,
+    description and input schema. `Capability.schema_bytes` and every adapter's validation
+    measure with it, so their figures compare."""
+    return len(
+        canonical_bytes({"name": name, "description": description or "", "input_schema": input_schema or {}})
+    )
 
 
 def sha256_hex(data: bytes) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._canonical import canonical_bytes, sha256_hex
+from ._canonical import canonical_bytes, offered_bytes, sha256_hex
 
 __all__ = ["FINGERPRINT_FIELDS", "ROUTE_SEPARATOR", "Capability", "make_route"]
 
@@ -59,8 +59,7 @@ class Capability:
             setter(self, "annotations", copy.deepcopy(dict(self.annotations)))
         setter(self, "route", make_route(self.source, self.name))
         setter(self, "fingerprint", sha256_hex(canonical_bytes(self.contract())))
-        offered = {"name": self.name, "description": self.description, "input_schema": self.input_schema}
-        setter(self, "schema_bytes", len(canonical_bytes(offered)))
+        setter(self, "schema_bytes", offered_bytes(self.name, self.description, self.input_schema))
 
     def contract(self) -> dict[str, Any]:
         """The fingerprinted contract as a plain dict (see `FINGERPRINT_FIELDS`)."""
