@@ -98,17 +98,14 @@ class Modes:
         best = max((c.score for c in retrieval.candidates), default=None)
         return Ranked(tuple(c.name for c in ranked[:depth]), best)
 
-    def allowed(self, mode: str, query: str) -> tuple[str, ...] | None:
-        """The tools routed at k=5 with the default policy (what an adapter shows); None for
-        semantic alone, which has no gate."""
-        if mode == "semantic":
-            return None
+    def allowed(self, mode: str, query: str) -> tuple[str, ...]:
+        """The tools routed at k=5 with the default policy (what an adapter shows); lexical or
+        hybrid (semantic alone has no gate)."""
         router = self.hybrid if mode == "hybrid" else self.lexical
         return router.retrieve(query, 5).names
 
     def default_routes(self, mode: str, query: str) -> bool:
-        router = self.hybrid if mode == "hybrid" else self.lexical
-        return not router.retrieve(query, 5).no_route
+        return bool(self.allowed(mode, query))
 
 
 def recall_per_query(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> list[float]:
@@ -137,13 +134,13 @@ def paired_interval(a: Sequence[float], b: Sequence[float], resamples: int = 200
 
 
 def gated_recall(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> float | None:
-    """Share of gold tools (at most five per query) inside the default allow-set of k=5."""
+    """Share of gold tools (at most five per query) inside the default allow-set of k=5; None
+    for semantic alone, which has no gate."""
+    if mode == "semantic":
+        return None
     total = 0.0
     for item in queries:
-        allowed = modes.allowed(mode, item.query)
-        if allowed is None:
-            return None
-        total += len(set(allowed) & set(item.gold)) / min(len(item.gold), 5)
+        total += len(set(modes.allowed(mode, item.query)) & set(item.gold)) / min(len(item.gold), 5)
     return total / max(len(queries), 1)
 
 
