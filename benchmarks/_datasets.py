@@ -19,8 +19,10 @@ from schemarouter import Catalog, ToolSpec
 __all__ = [
     "DATA",
     "LabelledQuery",
+    "BfclEntry",
     "MultiToolTally",
     "Split",
+    "bfcl",
     "in_split",
     "livemcpbench",
     "metatool_catalog",
@@ -153,6 +155,38 @@ def livemcpbench(split: Split = "all") -> tuple[Catalog, list[LabelledQuery]]:
         if gold:
             queries.append(LabelledQuery(question, tuple(gold)))
     return Catalog.merge(*catalogs), queries
+
+
+@dataclass(frozen=True, slots=True)
+class BfclEntry:
+    """One BFCL request: the functions offered with it, and the names of those that answer it."""
+
+    set: str
+    id: str
+    request: str
+    offered: tuple[ToolSpec, ...]
+    gold: tuple[str, ...]
+    """Empty in the irrelevance sets, where no offered function fits the request."""
+
+
+def bfcl() -> list[BfclEntry]:
+    """BFCL v4 single-call and irrelevance sets (see data/SOURCES.md), in file order.
+
+    Never used to tune anything: there is no split. A gold name that is not among the entry's
+    offered functions raises `ValueError` (the vendored file has none).
+    """
+    derived: dict[str, Any] = json.loads((DATA / "bfcl" / "bfcl.json").read_text("utf-8"))
+    specs = [ToolSpec(f["name"], f["description"], f["parameters"]) for f in derived["functions"]]
+    out: list[BfclEntry] = []
+    for name, rows in derived["sets"].items():
+        for row in rows:
+            offered = tuple(specs[i] for i in row["functions"])
+            gold = tuple(dict.fromkeys(row.get("gold", ())))
+            missing = [g for g in gold if g not in {spec.name for spec in offered}]
+            if missing:
+                raise ValueError(f"BFCL {row['id']}: gold functions not offered: {missing}")
+            out.append(BfclEntry(name, row["id"], row["request"], offered, gold))
+    return out
 
 
 @dataclass
