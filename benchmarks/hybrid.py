@@ -6,7 +6,8 @@ Quality, on the vendored development data (`_datasets.py`; tuned on the `dev` ha
 reported on the `heldout` half; `--split dev` reports the `dev` half instead, where the
 Task1 threshold is then applied to the half it was chosen on):
 - MetaTool single-tool routing: recall@5 of the ranking (is the gold tool among the five
-  best-scored tools, whether or not the gate keeps them).
+  best-scored tools, whether or not the gate keeps them), and recall@1 (is it the first: the
+  tool a plan routes to when none is named).
 - MetaTool Task1 abstention: false acceptance (unsupported queries that get a route) at 5%
   over-rejection (supported queries that get none); the threshold is calibrated on `dev`
   and applied to `heldout`, so the reported over-rejection is an honest out-of-sample one.
@@ -110,16 +111,20 @@ class Modes:
 
 def recall_per_query(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> list[float]:
     """Each query's recall@5: the share of its gold tools (at most five) in the top five."""
-    out: list[float] = []
+    return top_hits(modes, mode, queries)[0]
+
+
+def top_hits(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> tuple[list[float], list[float]]:
+    """Per query, its recall@5 (see `recall_per_query`) and whether its first tool is a gold one
+    (what a plan routes to when no route is named)."""
+    recall: list[float] = []
+    first: list[float] = []
     for item in queries:
-        top = set(modes.rank(mode, item.query).names)
-        out.append(len(top & set(item.gold)) / min(len(item.gold), 5))
-    return out
-
-
-def recall_at_5(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> float:
-    values = recall_per_query(modes, mode, queries)
-    return sum(values) / max(len(values), 1)
+        names = modes.rank(mode, item.query).names
+        gold = set(item.gold)
+        recall.append(len(set(names) & gold) / min(len(gold), 5))
+        first.append(float(bool(names) and names[0] in gold))
+    return recall, first
 
 
 def paired_interval(a: Sequence[float], b: Sequence[float], resamples: int = 2000) -> tuple[float, float]:
@@ -317,12 +322,15 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
     per_query: dict[str, dict[str, list[float]]] = {}
     for mode in MODES:
         multi_summary, multi_all_gold = multi_tool_recall(meta, mode, multi)
+        meta_recall, meta_first = top_hits(meta, mode, routing)
         per_query[mode] = {
-            "metatool_recall@5": recall_per_query(meta, mode, routing),
+            "metatool_recall@1": meta_first,
+            "metatool_recall@5": meta_recall,
             "livemcpbench_recall@5": recall_per_query(live, mode, live_tasks),
             "multi_tool_all_gold@5": multi_all_gold,
         }
         quality[mode] = {
+            "metatool_recall@1": statistics.fmean(per_query[mode]["metatool_recall@1"]),
             "metatool_recall@5": statistics.fmean(per_query[mode]["metatool_recall@5"]),
             "livemcpbench_recall@5": statistics.fmean(per_query[mode]["livemcpbench_recall@5"]),
             "metatool_gated@5": gated_recall(meta, mode, routing),
@@ -362,6 +370,7 @@ def _print(report: dict[str, Any]) -> None:
     q = report["quality"]
     half = report["split"]
     rows = [
+        (f"MetaTool recall@1 ({half})", lambda m: q[m]["metatool_recall@1"]),
         (f"MetaTool recall@5 ({half})", lambda m: q[m]["metatool_recall@5"]),
         (f"LiveMCPBench gold recall@5 ({half})", lambda m: q[m]["livemcpbench_recall@5"]),
         (f"MetaTool gold in default allow-set, k=5 ({half})", lambda m: q[m]["metatool_gated@5"]),
