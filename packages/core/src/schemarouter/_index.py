@@ -443,9 +443,10 @@ class LexicalIndex:
             return WordVector(docs, values, len(docs), positive)
         hit, total, identifier = evidence
         size = len(self._caps)
+        named = identifier != 0.0  # a tool's identifier evidence is 0 unless a hit names it
         return WordVector(
-            np.concatenate((docs, hit + size, hit + 2 * size)),
-            np.concatenate((values, total, identifier)),
+            np.concatenate((docs, hit + size, hit[named] + 2 * size)),
+            np.concatenate((values, total, identifier[named])),
             len(docs),
             positive,
         )
