@@ -255,7 +255,11 @@ def print_table(report: dict[str, Any]) -> None:
                 f"{row['recall@5']:>9.3f} {allow:>13} {none:>9}"
             )
     print()
-    print("No route among each request's own offered functions (default gate, no threshold)")
+    skipped = {mode: result["relevance"]["skipped_functions"] for mode, result in report["modes"].items()}
+    print(
+        "No route among each request's own offered functions (default gate, no threshold; "
+        f"offered functions the catalog refused: {max(skipped.values(), default=0)})"
+    )
     print(f"{'mode':9} {'set':17} {'requests':>8} {'routed':>7} {'with gold':>10} {'refused':>8}")
     for mode, result in report["modes"].items():
         rel = result["relevance"]
