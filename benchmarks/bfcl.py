@@ -29,19 +29,18 @@ from __future__ import annotations
 import argparse
 import bisect
 import json
-import platform
 import statistics
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _datasets import BfclEntry, bfcl
+from hybrid import versions
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec
 from schemarouter._semantic import SemanticIndex, TextEncoder
@@ -200,16 +199,6 @@ def _encoder() -> TextEncoder | None:
     except Exception as exc:  # the extra is optional: report what is left out and why
         print(f"note: semantic and hybrid modes left out ({type(exc).__name__}: {exc})", file=sys.stderr)
         return None
-
-
-def versions() -> dict[str, str]:
-    out = {"python": platform.python_version(), "machine": platform.machine()}
-    for dist in ("schemarouter-core", "wordllama", "numpy"):
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = "not installed"
-    return out
 
 
 def run(modes: Sequence[str]) -> dict[str, Any]:
