@@ -18,8 +18,8 @@ from schemarouter import Catalog, ToolSpec
 
 __all__ = [
     "DATA",
-    "LabelledQuery",
     "BfclEntry",
+    "LabelledQuery",
     "MultiToolTally",
     "Split",
     "bfcl",
@@ -182,7 +182,8 @@ def bfcl() -> list[BfclEntry]:
         for row in rows:
             offered = tuple(specs[i] for i in row["functions"])
             gold = tuple(dict.fromkeys(row.get("gold", ())))
-            missing = [g for g in gold if g not in {spec.name for spec in offered}]
+            names = {spec.name for spec in offered}
+            missing = [g for g in gold if g not in names]
             if missing:
                 raise ValueError(f"BFCL {row['id']}: gold functions not offered: {missing}")
             out.append(BfclEntry(name, row["id"], row["request"], offered, gold))
