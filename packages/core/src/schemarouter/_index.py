@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ._abbreviations import ABBREVIATIONS
 from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
 from ._catalog import Catalog
@@ -110,6 +111,10 @@ class IndexSettings:
     )
     segment_weight: float = 0.8
     """Weight of a word found inside a run-together name, relative to a whole name token."""
+    abbreviation_weight: float = 0.8
+    """Weight of the spelled-out word indexed beside an abbreviation in a tool's name, title or
+    parameter names (`cmd` -> `command`), relative to the token itself; also the credit for a
+    request's abbreviation matching the spelled-out word (see `_abbreviations`). 0 turns both off."""
     prefix_quality: float = 0.7
     """Credit for a match where one word is a prefix of the other (`dealer` / `dealership`)."""
     compound_quality: float = 0.7
@@ -134,7 +139,8 @@ class TermMatch:
     term: str
     quality: float
     kind: str = "exact"
-    """`exact` (same stem), `prefix` (one word starts the other) or `part` (of a run-together word)."""
+    """`exact` (same stem), `prefix` (one word starts the other), `part` (of a run-together word)
+    or `expansion` (the word an abbreviation stands for)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +180,7 @@ class LexicalIndex:
         # Tokens repeat massively across tools: stem and segment each distinct token once.
         terms_of: dict[str, str] = {}
         parts_of: dict[str, tuple[str, ...]] = {}
-        segment_weight = settings.segment_weight
+        segment_weight, abbreviation_weight = settings.segment_weight, settings.abbreviation_weight
         # Per tool: term -> field -> term frequency (segments of run-together names count partially)
         doc_counts: list[dict[str, dict[str, float]]] = []
         lengths: list[dict[str, float]] = []
@@ -185,6 +191,7 @@ class LexicalIndex:
                 tokens = fields[name]
                 doc_lengths[name] = float(len(tokens))
                 identifier = name in IDENTIFIER_FIELDS
+                expand = (identifier or name == "params") and abbreviation_weight > 0.0
                 for tok in tokens:
                     term = terms_of.get(tok)
                     if term is None:
@@ -193,6 +200,15 @@ class LexicalIndex:
                     if tf is None:
                         tf = counts[term] = {}
                     tf[name] = tf.get(name, 0.0) + 1.0
+                    full = ABBREVIATIONS.get(tok) if expand else None
+                    if full is not None:
+                        spelled = terms_of.get(full)
+                        if spelled is None:
+                            spelled = terms_of[full] = stem(full)
+                        tf = counts.get(spelled)
+                        if tf is None:
+                            tf = counts[spelled] = {}
+                        tf[name] = tf.get(name, 0.0) + abbreviation_weight
                     if identifier and tok not in surface_vocabulary and tok.isalpha():
                         parts = parts_of.get(tok)
                         if parts is None:
@@ -321,6 +337,11 @@ class LexicalIndex:
                     term = self._stemmer.stem(part)
                     if term in self._idf:
                         matches.append(TermMatch(term, settings.compound_quality, "part"))
+        full = ABBREVIATIONS.get(surface) if settings.abbreviation_weight > 0.0 else None
+        if full is not None:
+            spelled = self._stemmer.stem(full)
+            if spelled in self._idf and all(m.term != spelled for m in matches):
+                matches.append(TermMatch(spelled, settings.abbreviation_weight, "expansion"))
         if surface.isdigit():
             # Numbers in a request are argument values (amounts, ids, dates), not what the tool does.
             specific = settings.number_specificity
