@@ -458,7 +458,7 @@ class LexicalIndex:
 
     def _word_vector(self, qt: QueryTerm, weights: Sequence[tuple[float, float]]) -> WordVector:
         docs, values = self._plan(qt)
-        positive = bool(np.all(values > 0.0))
+        positive = values.size == 0 or float(values.min()) > 0.0
         evidence = self.term_evidence(qt, weights)
         if evidence is None:
             return WordVector(docs, values, len(docs), positive)
