@@ -72,3 +72,11 @@ def test_the_routing_score_blends_gate_evidence_with_the_ranking_score() -> None
         gate(index, query, 3).names
         == gate(index, query, 3, settings=replace(DEFAULT_GATE, rank_weight=0.0)).names
     )
+
+
+def test_only_the_first_64_distinct_words_of_a_request_are_weighed() -> None:
+    router = SchemaRouter(catalog())
+    filler = [f"zq{a}{b}" for a in "abcdefghij" for b in "abcdefghij"][:70]
+    assert router.retrieve(" ".join(["metar", *filler]), 3).names[:1] == ("get_metar",)
+    assert router.retrieve(" ".join([*filler[:63], "metar"]), 3).names[:1] == ("get_metar",)
+    assert router.retrieve(" ".join([*filler[:64], "metar"]), 3).no_route

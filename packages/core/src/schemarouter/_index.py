@@ -383,7 +383,11 @@ class LexicalIndex:
         return out
 
     def query_terms(self, query: str) -> tuple[QueryTerm, ...]:
-        """The query's distinct terms (stop-words removed), in order of first use."""
+        """The query's distinct terms (stop-words removed), in order of first use.
+
+        At most the first 64 distinct terms count: the words after them are not weighed. That
+        bounds the per-word work of a request into which a whole document was pasted.
+        """
         seen: set[str] = set()
         words: set[str] = set()
         out: list[QueryTerm] = []

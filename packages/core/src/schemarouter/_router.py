@@ -221,6 +221,7 @@ class SchemaRouter:
 
         With `explain=False` candidates carry no `signals` (scores, reasons and order are the
         same): cheaper, for callers that need decisions but not the evidence behind them.
+        The first 64 distinct content words of `query` are weighed; words after them are not.
         Side-effect free: no I/O, no tool call.
         """
         if k < 1:
