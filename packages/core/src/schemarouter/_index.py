@@ -158,6 +158,14 @@ class QueryTerm:
     matches: tuple[TermMatch, ...]
 
 
+def _count(counts: dict[str, dict[str, float]], term: str, field: str, weight: float) -> None:
+    """Add `weight` to the frequency of `term` in `field` of one tool's `counts`."""
+    tf = counts.get(term)
+    if tf is None:
+        tf = counts[term] = {}
+    tf[field] = tf.get(field, 0.0) + weight
+
+
 class LexicalIndex:
     """Built once per catalog version; queries touch only the postings of their terms."""
 
@@ -196,19 +204,13 @@ class LexicalIndex:
                     term = terms_of.get(tok)
                     if term is None:
                         term = terms_of[tok] = stem(tok)
-                    tf = counts.get(term)
-                    if tf is None:
-                        tf = counts[term] = {}
-                    tf[name] = tf.get(name, 0.0) + 1.0
+                    _count(counts, term, name, 1.0)
                     full = ABBREVIATIONS.get(tok) if expand else None
                     if full is not None:
                         spelled = terms_of.get(full)
                         if spelled is None:
                             spelled = terms_of[full] = stem(full)
-                        tf = counts.get(spelled)
-                        if tf is None:
-                            tf = counts[spelled] = {}
-                        tf[name] = tf.get(name, 0.0) + abbreviation_weight
+                        _count(counts, spelled, name, abbreviation_weight)
                     if identifier and tok not in surface_vocabulary and tok.isalpha():
                         parts = parts_of.get(tok)
                         if parts is None:
@@ -216,10 +218,7 @@ class LexicalIndex:
                                 stem(part) for part in segment(tok, surface_vocabulary)
                             )
                         for part in parts:
-                            tf = counts.get(part)
-                            if tf is None:
-                                tf = counts[part] = {}
-                            tf[name] = tf.get(name, 0.0) + segment_weight
+                            _count(counts, part, name, segment_weight)
             doc_counts.append(counts)
             lengths.append(doc_lengths)
         n_docs = max(len(self._caps), 1)
