@@ -23,6 +23,7 @@ TOOLS = [
     ),
     ToolSpec("send_email", "Send an email to one or more people."),
     ToolSpec("weather_now", "Current temperature and wind for a city."),
+    ToolSpec("get_configuration", "Read the settings of the service."),
 ]
 
 
@@ -41,6 +42,7 @@ def routed(query: str, settings: IndexSettings | None = None) -> tuple[str, ...]
         ("run this command: ls -la", "exec_cmd"),  # `cmd` in the name
         ("which repository has the most stars", "clone"),  # `repo` as a parameter name
         ("how big is my db", "query_database"),  # the request abbreviates
+        ("read the config file", "get_configuration"),  # `config` also starts `configur`
     ],
 )
 def test_an_abbreviation_and_its_spelled_out_word_route_to_the_tool(query: str, tool: str) -> None:

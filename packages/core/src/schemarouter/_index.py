@@ -339,7 +339,9 @@ class LexicalIndex:
         full = ABBREVIATIONS.get(surface) if settings.abbreviation_weight > 0.0 else None
         if full is not None:
             spelled = self._stemmer.stem(full)
-            if spelled in self._idf and all(m.term != spelled for m in matches):
+            if spelled in self._idf and all(m.term != spelled or m.kind == "prefix" for m in matches):
+                # `repo` starts `repositori`: the expansion replaces that looser prefix match
+                matches = [m for m in matches if m.term != spelled]
                 matches.append(TermMatch(spelled, settings.abbreviation_weight, "expansion"))
         if surface.isdigit():
             # Numbers in a request are argument values (amounts, ids, dates), not what the tool does.
