@@ -1,4 +1,4 @@
-"""Routing and no-route quality on BFCL, a real dataset nothing was ever tuned on.
+"""Routing and no-route quality on BFCL, a real dataset no weight or threshold was tuned on.
 
     python benchmarks/bfcl.py [--json] [--modes lexical hybrid semantic]
 
@@ -13,8 +13,8 @@ change was prompted by reading its failures: the abbreviation table of the index
 Two tasks, per mode (lexical, the default; hybrid and semantic need `schemarouter-core[semantic]`
 and are left out, with a note, without it):
 - **Routing over one catalog.** Every distinct function name of the single-call sets in one
-  catalog (the first definition of a name wins; later ones are skipped by the catalog and
-  counted). Per set: recall@1 and recall@5 of the ranking, the share whose gold function is
+  catalog (the first definition of a name wins; how many names have other definitions is
+  printed). Per set: recall@1 and recall@5 of the ranking, the share whose gold function is
   inside the default allow-set (k=5, no threshold: what an adapter shows), and the share
   that gets no route at all.
 - **No route among the offered functions** (BFCL's relevance framing). Each request is routed
