@@ -1,8 +1,8 @@
 """Derive `bfcl.json` from the data files of the `bfcl-eval` package (Apache-2.0).
 
-    pip download bfcl-eval==2026.3.23 --no-deps -d /tmp/bfcl
-    (cd /tmp/bfcl && python -m zipfile -e bfcl_eval-2026.3.23-py3-none-any.whl .)
-    python benchmarks/data/bfcl/derive.py /tmp/bfcl/bfcl_eval/data
+    pip download bfcl-eval==2026.3.23 --no-deps -d bfcl-eval
+    (cd bfcl-eval && python -m zipfile -e bfcl_eval-2026.3.23-py3-none-any.whl .)
+    python benchmarks/data/bfcl/derive.py bfcl-eval/bfcl_eval/data
 
 What is kept, per entry of the sets below: its id, the request (the last user message of its
 first turn), the functions offered with it (as indices into one list of distinct functions)
