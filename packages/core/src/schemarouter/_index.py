@@ -53,9 +53,9 @@ _MANY_MATCHED = 4
 outnumber the tools (see `best`)."""
 
 
-EvidenceVector = tuple[DocArray, WeightArray, WeightArray]
-"""One query term's gate evidence: tools it hits, the evidence it brings each, and the part of
-that evidence which names the tool (an identifier hit)."""
+EvidenceVector = tuple[DocArray, WeightArray, DocArray, WeightArray]
+"""One query term's gate evidence: the tools it hits and the evidence it brings each; then the
+tools among them it names (an identifier hit) and the part of their evidence that names them."""
 
 
 class WordVector(NamedTuple):
@@ -421,8 +421,9 @@ class LexicalIndex:
         term counts once per tool, through its best match there: an identifier hit (name,
         title) brings that match's `on_name` evidence, a hit elsewhere its `elsewhere`
         evidence. The identifier part is the `on_name` of the term's first match (in match
-        order) hitting the tool, when that hit lands on an identifier. None when the term
-        brings no evidence anywhere. Tools are listed at most once, none with zero evidence.
+        order) hitting the tool, when that hit lands on an identifier; only tools with a
+        non-zero identifier part are listed for it. None when the term brings no evidence
+        anywhere. Tools are listed at most once, in position order, none with zero evidence.
         """
         matches = qt.matches
         useful = [j for j, (on_name, elsewhere) in enumerate(weights) if on_name or elsewhere]
@@ -435,11 +436,12 @@ class LexicalIndex:
             on_name, elsewhere = weights[0]
             docs, named = postings[matches[0].term][0], named_of[matches[0].term]
             total = np.where(named, on_name, elsewhere)
-            identifier = np.where(named, on_name, 0.0)
+            named_docs = docs[named] if on_name else docs[:0]
+            identifier = np.full(named_docs.size, on_name)
             if not elsewhere or not on_name:
                 keep = total != 0.0
-                return docs[keep], total[keep], identifier[keep]
-            return docs, total, identifier
+                return docs[keep], total[keep], named_docs, identifier
+            return docs, total, named_docs, identifier
         size = len(self._caps)
         best = np.zeros(size, dtype=np.float64)
         first_named = np.zeros(size, dtype=np.float64)
@@ -456,10 +458,10 @@ class LexicalIndex:
                 if on_name:
                     first_named[docs[named & ~seen[docs]]] = on_name
                 seen[docs] = True
-        # a tool with identifier evidence has at least that much evidence: listing the tools
-        # with evidence lists every tool with identifier evidence
+        # a tool with identifier evidence has at least that much evidence, so it is a hit too
         hit = np.flatnonzero(best)
-        return hit, best[hit], first_named[hit]
+        named_docs = np.flatnonzero(first_named)
+        return hit, best[hit], named_docs, first_named[named_docs]
 
     def _word_vector(self, qt: QueryTerm, weights: Sequence[tuple[float, float]]) -> WordVector:
         docs, values = self._plan(qt)
@@ -467,12 +469,11 @@ class LexicalIndex:
         evidence = self.term_evidence(qt, weights)
         if evidence is None:
             return WordVector(docs, values, len(docs), positive)
-        hit, total, identifier = evidence
+        hit, total, named_docs, identifier = evidence
         size = len(self._caps)
-        named = identifier != 0.0  # a tool's identifier evidence is 0 unless a hit names it
         return WordVector(
-            np.concatenate((docs, hit + size, hit[named] + 2 * size)),
-            np.concatenate((values, total, identifier[named])),
+            np.concatenate((docs, hit + size, named_docs + 2 * size)),
+            np.concatenate((values, total, identifier)),
             len(docs),
             positive,
         )
