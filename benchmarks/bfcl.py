@@ -61,7 +61,6 @@ class Ranker:
     """One mode over one catalog: the ranking, the default allow-set and the routing score."""
 
     def __init__(self, catalog: Catalog, mode: str, encoder: TextEncoder | None) -> None:
-        self.mode = mode
         self.router = SchemaRouter(catalog)
         self.semantic: SemanticIndex | None = None
         if mode != "lexical" and encoder is None:

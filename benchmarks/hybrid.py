@@ -109,14 +109,9 @@ class Modes:
         return bool(self.allowed(mode, query))
 
 
-def recall_per_query(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> list[float]:
-    """Each query's recall@5: the share of its gold tools (at most five) in the top five."""
-    return top_hits(modes, mode, queries)[0]
-
-
 def top_hits(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> tuple[list[float], list[float]]:
-    """Per query, its recall@5 (see `recall_per_query`) and whether its first tool is a gold one
-    (what a plan routes to when no route is named)."""
+    """Per query, its recall@5 (the share of its gold tools, at most five, in the top five) and
+    whether its first tool is a gold one (what a plan routes to when no route is named)."""
     recall: list[float] = []
     first: list[float] = []
     for item in queries:
@@ -326,7 +321,7 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
         per_query[mode] = {
             "metatool_recall@1": meta_first,
             "metatool_recall@5": meta_recall,
-            "livemcpbench_recall@5": recall_per_query(live, mode, live_tasks),
+            "livemcpbench_recall@5": top_hits(live, mode, live_tasks)[0],
             "multi_tool_all_gold@5": multi_all_gold,
         }
         quality[mode] = {
