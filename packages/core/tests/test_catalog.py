@@ -88,3 +88,29 @@ def test_merge_keeps_sources_apart_and_refuses_colliding_routes() -> None:
 def test_source_names_are_checked(source: str) -> None:
     with pytest.raises(UserError):
         Catalog.from_specs(source, [spec("x")])
+
+
+def test_an_mcp_tool_converts_with_its_title_output_schema_and_set_hints_only() -> None:
+    from mcp.types import Tool, ToolAnnotations
+
+    output = {"type": "object", "properties": {"rows": {"type": "integer"}}}
+    tool = Tool(
+        name="delete_rows",
+        title="Delete rows",
+        description="Deletes rows.",
+        input_schema=OK,
+        output_schema=output,
+        annotations=ToolAnnotations(destructive_hint=True),
+    )
+    converted = ToolSpec.from_mcp_tool(tool)
+    assert converted == ToolSpec(
+        name="delete_rows",
+        description="Deletes rows.",
+        input_schema=OK,
+        title="Delete rows",
+        output_schema=output,
+        annotations={"destructiveHint": True},  # the wire names; unset hints are left out
+    )
+    bare = ToolSpec.from_mcp_tool(Tool(name="ping", input_schema={"type": "object"}))
+    assert (bare.title, bare.output_schema, bare.annotations) == (None, None, None)
+    assert [c.title for c in Catalog.from_specs("srv", [converted, bare])] == ["Delete rows", None]

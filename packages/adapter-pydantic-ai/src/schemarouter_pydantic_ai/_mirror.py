@@ -60,19 +60,5 @@ async def catalog_from_mcp_toolset(
     the fingerprints match those of `schemarouter.McpSource` for the same server. Uses the
     toolset's own connection (and its tool cache when enabled).
     """
-    specs: list[ToolSpec] = []
-    for tool in await toolset.list_tools():
-        annotations = (
-            tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
-        )
-        specs.append(
-            ToolSpec(
-                name=tool.name,
-                description=tool.description,
-                input_schema=tool.input_schema,
-                title=tool.title,
-                output_schema=tool.output_schema,
-                annotations=annotations,
-            )
-        )
+    specs = [ToolSpec.from_mcp_tool(tool) for tool in await toolset.list_tools()]
     return Catalog.from_specs(source, specs, limits)

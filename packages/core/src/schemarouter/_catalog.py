@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError as JsonSchemaError
@@ -12,6 +12,9 @@ from jsonschema.exceptions import SchemaError as JsonSchemaError
 from ._canonical import canonical_bytes, sha256_hex
 from ._capability import ROUTE_SEPARATOR, Capability
 from .errors import UserError
+
+if TYPE_CHECKING:
+    from mcp.types import Tool as McpTool
 
 __all__ = ["Catalog", "CatalogLimits", "SkipReason", "SkippedTool", "ToolSpec"]
 
@@ -49,6 +52,23 @@ class ToolSpec:
     title: Any = None
     output_schema: Any = None
     annotations: Any = None
+
+    @classmethod
+    def from_mcp_tool(cls, tool: McpTool) -> ToolSpec:
+        """The spec of a tool from an MCP `tools/list` answer, with its title, output schema and
+        annotations (unset hints left out). Every MCP path in SchemaRouter converts tools here,
+        so one server's tools get the same fingerprints whichever client listed them."""
+        annotations = (
+            tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+        )
+        return cls(
+            name=tool.name,
+            description=tool.description,
+            input_schema=tool.input_schema,
+            title=tool.title,
+            output_schema=tool.output_schema,
+            annotations=annotations,
+        )
 
 
 @dataclass(frozen=True, slots=True)

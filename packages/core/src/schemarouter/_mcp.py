@@ -10,7 +10,7 @@ import math
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 import anyio
@@ -187,21 +187,7 @@ class McpSource:
             with anyio.fail_after(self.timeout):
                 page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
-                annotations: dict[str, Any] | None = (
-                    tool.annotations.model_dump(by_alias=True, exclude_none=True)
-                    if tool.annotations
-                    else None
-                )
-                specs.append(
-                    ToolSpec(
-                        name=tool.name,
-                        description=tool.description,
-                        input_schema=tool.input_schema,
-                        title=tool.title,
-                        output_schema=tool.output_schema,
-                        annotations=annotations,
-                    )
-                )
+                specs.append(ToolSpec.from_mcp_tool(tool))
                 if len(specs) > limits.max_tools:
                     return specs
             cursor = page.next_cursor
