@@ -230,6 +230,20 @@ def test_blocked_wins_in_hybrid_mode(hybrid: SchemaRouter) -> None:
     assert any(d.name == "delete_file" and d.reason == "blocked" for d in allow.decisions)
 
 
+def test_no_route_reasons_are_those_of_the_lexical_mode(hybrid: SchemaRouter) -> None:
+    lexical = SchemaRouter(CATALOG)
+    query = "send an email to Ada"
+    for router in (lexical, hybrid):
+        assert Visibility(router, k=3).allow_set(query).names[0] == "send_email"
+        hidden = Visibility(router, k=3, allowed={"play_music"}).allow_set(query)
+        assert (hidden.names, hidden.reason) == ((), "static_rules_hid_all"), router.mode
+        best = router.retrieve(query, 3).candidates[0].score
+        strict = router.retrieve(query, 3, policy=RetrievalAbstentionPolicy(min_score=best + 0.01))
+        assert (strict.no_route, strict.reason) == (True, "below_min_score"), router.mode
+        wordless = router.retrieve("is it the one that was?", 3)
+        assert (wordless.no_route, wordless.reason) == (True, "no_content_words"), router.mode
+
+
 def test_preferred_route_survives(hybrid: SchemaRouter) -> None:
     retrieval = hybrid.retrieve("tell me a joke about cats", 3, preferred_route="ops:play_music")
     assert retrieval.names == ("play_music",)

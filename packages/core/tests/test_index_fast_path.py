@@ -258,6 +258,9 @@ def test_kept_docs_are_the_tools_the_full_verdicts_keep(seed: int) -> None:
         hidden = {rng.randrange(len(index)): "blocked" for _ in range(rng.randint(0, 6))}
         preferred = rng.choice(routes) if rng.random() < 0.3 else None
         policy = RetrievalAbstentionPolicy(min_score=rng.choice([0.0, 0.2, 0.4, 0.6]))
+        if rng.random() < 0.25:  # rules that hide every tool the gate would keep
+            unruled = verdicts(rank_for_gate(index, query, k, preferred), k, policy)[0]
+            hidden.update({v.doc: "not_allowed" for v in unruled})
         ranking = rank_for_gate(index, query, k, preferred, hidden=hidden)
         uncounted = rank_for_gate(index, query, k, preferred, hidden=hidden, count=False)
         assert uncounted.ranked == ranking.ranked._replace(matched=None)  # only the count is left out
@@ -266,11 +269,13 @@ def test_kept_docs_are_the_tools_the_full_verdicts_keep(seed: int) -> None:
         compared += bool(kept)
         if not kept:
             reason, walked = unrouted_reason(ranking, k, policy, hidden=hidden)
-            assert reason == no_route_reason(ranking, kept, dropped)
+            unhidden, _ = verdicts(ranking, k, policy)  # as if no static rule hid anything
+            expected = "static_rules_hid_all" if unhidden else no_route_reason(ranking, kept, dropped)
+            assert reason == expected
             assert walked is None or walked == (kept, dropped)
             reasons.add(reason)
     assert compared > 20  # most requests keep something, so the comparison is not vacuous
-    assert {"below_min_score", "gate_refused_all"} <= reasons
+    assert {"below_min_score", "gate_refused_all", "static_rules_hid_all"} <= reasons
 
 
 @pytest.mark.parametrize("seed", [8, 9])

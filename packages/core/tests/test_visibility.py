@@ -43,17 +43,7 @@ async def _list_fixture_tools(call_log: str) -> list[mcp.types.Tool]:
 @pytest.fixture(scope="module")
 def fixture_router(call_log: str) -> SchemaRouter:
     tools = asyncio.run(_list_fixture_tools(call_log))
-    specs = [
-        ToolSpec(
-            t.name,
-            t.description,
-            t.input_schema,
-            t.title,
-            t.output_schema,
-            t.annotations.model_dump(exclude_none=True) if t.annotations else None,
-        )
-        for t in tools
-    ]
+    specs = [ToolSpec.from_mcp_tool(t) for t in tools]
     return SchemaRouter(Catalog.from_specs("fixture", specs))
 
 
@@ -126,6 +116,20 @@ def test_allowed_restricts_routed_tools() -> None:
     )
     assert allow.names == ("archive_search",)
     assert any(d.reason == "not_allowed" for d in allow.decisions)
+
+
+@pytest.mark.parametrize(
+    "rules", [{"blocked": {"convert_currency"}}, {"allowed": {"send_email"}}], ids=["blocked", "allowed"]
+)
+def test_rules_hiding_every_fitting_tool_are_the_no_route_reason(rules: dict[str, set[str]]) -> None:
+    query = "convert 100 dollars to euros"
+    router = SchemaRouter(CATALOG)
+    assert Visibility(router, k=3).allow_set(query).names == ("convert_currency",)
+    allow = Visibility(router, k=3, **rules).allow_set(query)
+    assert (allow.names, allow.no_route, allow.reason) == ((), True, "static_rules_hid_all")
+    # the gate's own reasons stay when what the rules hide would not have been routed anyway
+    unfit = Visibility(router, k=3, **rules).allow_set("write me a poem about autumn leaves")
+    assert unfit.no_route and unfit.reason in {"no_terms_matched", "gate_refused_all"}
 
 
 def test_blocked_tools_do_not_shrink_the_allow_set() -> None:

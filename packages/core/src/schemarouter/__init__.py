@@ -31,7 +31,16 @@ from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, PlanSelecti
 from ._policy import EffectClass, ExecutionPolicy, PolicyDecision
 from ._refusal import RefusalReason
 from ._request import RouteRequest, coerce_request, request_in
-from ._results import AllowSet, AllowSetProvider, Candidate, DecisionReason, Retrieval, Signal, ToolDecision
+from ._results import (
+    AllowSet,
+    AllowSetProvider,
+    Candidate,
+    DecisionReason,
+    Retrieval,
+    RouteReason,
+    Signal,
+    ToolDecision,
+)
 from ._router import SchemaRouter
 from ._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder, semantic_available
 from ._visibility import Visibility
@@ -99,6 +108,7 @@ __all__ = [
     "PolicyViolationError",
     "Retrieval",
     "RetrievalAbstentionPolicy",
+    "RouteReason",
     "RouteRequest",
     "RoutingConfig",
     "RoutingError",

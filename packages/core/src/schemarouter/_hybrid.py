@@ -36,7 +36,7 @@ from typing import Protocol
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._catalog import Catalog
-from ._results import Candidate, Retrieval, Signal
+from ._results import Candidate, Retrieval, RouteReason, Signal
 from ._semantic import SemanticIndex
 from .errors import UserError
 
@@ -166,8 +166,10 @@ class HybridRetriever:
     def encoder_name(self) -> str:
         return self.semantic.encoder_name
 
-    def _score(self, query: str, k: int, preferred_route: str | None, explain: bool) -> list[_Scored]:
-        """The competing tools, best ranked first."""
+    def _score(
+        self, query: str, k: int, preferred_route: str | None, explain: bool
+    ) -> tuple[list[_Scored], RouteReason]:
+        """The competing tools, best ranked first, and the lexical side's reason."""
         import numpy as np
 
         hp = self.policy
@@ -218,7 +220,7 @@ class HybridRetriever:
                 score = round((cosine + hp.lexical_weight * evidence + query_evidence) / 2, 6)
             scored.append((-round(rank, 6), routes[i], score, cosine, lex))
         scored.sort(key=_order)
-        return scored
+        return scored, lexical.reason
 
     def retrieve(
         self,
@@ -232,7 +234,7 @@ class HybridRetriever:
         reasons and order are the same), which saves the lexical side's per-term signals."""
         hp = self.policy
         min_score = policy.min_score if policy is not None else 0.0
-        scored = self._score(query, k, preferred_route, explain)
+        scored, lexical_reason = self._score(query, k, preferred_route, explain)
         kept: list[Candidate] = []
         dropped: list[Candidate] = []
         for neg_rank, route, score, cosine, lex in scored:
@@ -268,12 +270,17 @@ class HybridRetriever:
             )
             (kept if keep else dropped).append(cand)
         matched = len(scored)
+        outcome: RouteReason
         if kept:
-            reason = "routed"
+            outcome = "routed"
+        elif lexical_reason == "no_content_words":
+            outcome = "no_content_words"
         elif not matched:
-            reason = "no_terms_matched"
+            outcome = "no_terms_matched"
+        elif any(c.reason == "below_min_score" for c in dropped):
+            outcome = "below_min_score"
         else:
-            reason = "gate_refused_all"
+            outcome = "gate_refused_all"
         return Retrieval(
-            query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, reason, matched=matched
+            query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, outcome, matched=matched
         )

@@ -25,7 +25,7 @@ from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
 from ._fields import FIELDS, IDENTIFIER_FIELDS
 from ._index import LexicalIndex, QueryTerm, Ranked
-from ._results import Candidate, Retrieval, Signal
+from ._results import Candidate, Retrieval, RouteReason, Signal
 
 __all__ = [
     "GateRanking",
@@ -276,8 +276,9 @@ def kept_docs(
     return kept
 
 
-def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> str:
-    """Why the request routes or not, from its `verdicts`."""
+def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> RouteReason:
+    """Why the request routes or not, from its `verdicts` (static rules aside: see
+    `unrouted_reason`)."""
     if kept:
         return "routed"
     if not ranking.terms:
@@ -289,19 +290,32 @@ def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Ver
     return "gate_refused_all"
 
 
+def _only_hidden_pass(
+    ranking: GateRanking,
+    policy: RetrievalAbstentionPolicy | None,
+    settings: GateSettings,
+    hidden: Mapping[int, str] | None,
+) -> bool:
+    """For a ranking that keeps nothing past the `hidden` tools: would the gate keep one of them?"""
+    return bool(hidden) and bool(kept_docs(ranking, 1, policy, settings))
+
+
 def unrouted_reason(
     ranking: GateRanking,
     k: int,
     policy: RetrievalAbstentionPolicy | None = None,
     settings: GateSettings = DEFAULT_GATE,
     hidden: Mapping[int, str] | None = None,
-) -> tuple[str, tuple[list[Verdict], list[Verdict]] | None]:
+) -> tuple[RouteReason, tuple[list[Verdict], list[Verdict]] | None]:
     """Why nothing is routed, for a ranking `kept_docs` keeps nothing of; and the verdicts, when
     saying why took them.
 
-    Only a policy threshold refuses a tool for its score (`below_min_score`): without one,
-    the reason follows from the ranking alone and no verdict is worked out.
+    `static_rules_hid_all` when the gate would keep a tool that a static rule hides. Only a
+    policy threshold refuses a tool for its score (`below_min_score`): without one, the
+    reason follows from the ranking alone and no verdict is worked out.
     """
+    if _only_hidden_pass(ranking, policy, settings, hidden):
+        return "static_rules_hid_all", None
     if policy is None or policy.min_score <= 0.0:
         return no_route_reason(ranking, [], []), None
     full = verdicts(ranking, k, policy, settings, hidden)
@@ -352,6 +366,10 @@ def gate(
         candidates=tuple(candidate(v) for v in kept),
         dropped=tuple(candidate(v) for v in dropped),
         no_route=not kept,
-        reason=no_route_reason(ranking, kept, dropped),
+        reason=(
+            "static_rules_hid_all"
+            if not kept and _only_hidden_pass(ranking, policy, settings, hidden)
+            else no_route_reason(ranking, kept, dropped)
+        ),
         matched=ranking.ranked.matched or 0,
     )

@@ -14,9 +14,32 @@ __all__ = [
     "Candidate",
     "DecisionReason",
     "Retrieval",
+    "RouteReason",
     "Signal",
     "ToolDecision",
 ]
+
+
+RouteReason = Literal[
+    "routed",
+    "no_content_words",
+    "no_terms_matched",
+    "gate_refused_all",
+    "below_min_score",
+    "static_rules_hid_all",
+]
+"""Why a request routes or not (`Retrieval.reason`, `AllowSet.reason`), in both modes:
+
+- `routed`: at least one tool is routed.
+- `no_content_words`: the request has no word routing weighs (empty, or only stop-words and
+  punctuation).
+- `no_terms_matched`: no tool shares a word with the request.
+- `gate_refused_all`: the no-route gate refused every candidate: not enough evidence that
+  any tool fits.
+- `below_min_score`: some candidate had the evidence but none reached the policy's `min_score`.
+- `static_rules_hid_all` (`AllowSet` only): the gate would route tools, but `blocked` /
+  `allowed` rules hide every one of them.
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +84,7 @@ class Retrieval:
     candidates: tuple[Candidate, ...]
     dropped: tuple[Candidate, ...]
     no_route: bool
-    reason: str
+    reason: RouteReason
     matched: int = 0
     """Tools that matched any query word; those neither kept nor listed in `dropped` ranked lower."""
 
@@ -121,7 +144,7 @@ class AllowSet:
     names: tuple[str, ...]
     routes: tuple[str, ...]
     no_route: bool
-    reason: str
+    reason: RouteReason
     _decisions: tuple[ToolDecision, ...] | None
     _explain: Callable[[], tuple[ToolDecision, ...]] | None
 
@@ -133,7 +156,7 @@ class AllowSet:
         names: tuple[str, ...],
         routes: tuple[str, ...],
         no_route: bool,
-        reason: str,
+        reason: RouteReason,
         decisions: tuple[ToolDecision, ...] = (),
         *,
         explain: Callable[[], tuple[ToolDecision, ...]] | None = None,

@@ -12,7 +12,7 @@ from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
 from ._no_route import Verdict, kept_docs, rank_for_gate, unrouted_reason, verdicts
-from ._results import AllowSet, ToolDecision
+from ._results import AllowSet, RouteReason, ToolDecision
 from ._router import SchemaRouter
 from .errors import RoutingError, UserError
 
@@ -145,6 +145,7 @@ class Visibility:
         kept = kept_docs(ranking, k, policy, hidden=hidden)
         tools = ranking.tools
         full: tuple[list[Verdict], list[Verdict]] | None = None
+        reason: RouteReason
         if kept:
             reason = "routed"  # hidden tools are never kept, and at most k are: a kept tool is routed
         else:
@@ -163,7 +164,7 @@ class Visibility:
         rules: _Rules,
         k: int,
         kept: Sequence[_Tool],
-        reason: str,
+        reason: RouteReason,
         report: Callable[[], tuple[list[_Scored], list[_Scored]]],
     ) -> AllowSet:
         """Visible tools: kept ones not hidden by a static rule, at most k, then always-visible ones.
