@@ -119,16 +119,19 @@ def test_allowed_restricts_routed_tools() -> None:
 
 
 @pytest.mark.parametrize(
-    "rules", [{"blocked": {"convert_currency"}}, {"allowed": {"send_email"}}], ids=["blocked", "allowed"]
+    ("blocked", "allowed"), [({"convert_currency"}, None), (None, {"send_email"})], ids=["blocked", "allowed"]
 )
-def test_rules_hiding_every_fitting_tool_are_the_no_route_reason(rules: dict[str, set[str]]) -> None:
+def test_rules_hiding_every_fitting_tool_are_the_no_route_reason(
+    blocked: set[str] | None, allowed: set[str] | None
+) -> None:
     query = "convert 100 dollars to euros"
     router = SchemaRouter(CATALOG)
     assert Visibility(router, k=3).allow_set(query).names == ("convert_currency",)
-    allow = Visibility(router, k=3, **rules).allow_set(query)
+    ruled = Visibility(router, k=3, blocked=blocked, allowed=allowed)
+    allow = ruled.allow_set(query)
     assert (allow.names, allow.no_route, allow.reason) == ((), True, "static_rules_hid_all")
     # the gate's own reasons stay when what the rules hide would not have been routed anyway
-    unfit = Visibility(router, k=3, **rules).allow_set("write me a poem about autumn leaves")
+    unfit = ruled.allow_set("write me a poem about autumn leaves")
     assert unfit.no_route
     assert unfit.reason in {"no_terms_matched", "gate_refused_all"}
 
