@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from jsonschema import Draft202012Validator
@@ -25,6 +26,7 @@ SkipReason = Literal[
     "schema_too_large",
     "tool_limit",
     "invalid_description",
+    "invalid_definition",
 ]
 
 
@@ -52,6 +54,15 @@ class ToolSpec:
     title: Any = None
     output_schema: Any = None
     annotations: Any = None
+
+    @classmethod
+    def from_definition(cls, definition: object) -> ToolSpec:
+        """The spec of a tool definition written as JSON: OpenAI (Chat Completions or
+        Responses), Anthropic, or an MCP `tools/list` entry. Raises `SchemaError` for any other
+        shape (another tool type, two input schemas, not an object)."""
+        from ._definitions import spec_from_definition
+
+        return spec_from_definition(definition)
 
     @classmethod
     def from_mcp_tool(cls, tool: McpTool) -> ToolSpec:
@@ -184,6 +195,28 @@ class Catalog:
                 seen.add(result.name)
                 caps.append(result)
         return cls(caps, skipped)
+
+    @classmethod
+    def from_definitions(
+        cls, source: str, definitions: Iterable[object], limits: CatalogLimits | None = None
+    ) -> Catalog:
+        """A catalog from JSON tool definitions (see `ToolSpec.from_definition`). A definition of
+        no recognised shape is skipped with reason `invalid_definition`; the rest load as
+        `from_specs` loads them."""
+        from ._definitions import catalog_from_definitions
+
+        return catalog_from_definitions(source, definitions, limits)
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, source: str | None = None, limits: CatalogLimits | None = None
+    ) -> Catalog:
+        """A catalog from a JSON file of tool definitions: an array, or an object with a `tools`
+        array (an MCP `tools/list` result). `source` defaults to the file name without its
+        extension. An unreadable or malformed file raises `UserError`."""
+        from ._definitions import catalog_from_file
+
+        return catalog_from_file(path, source, limits)
 
     @classmethod
     def merge(cls, *catalogs: Catalog) -> Catalog:

@@ -67,7 +67,7 @@ async def run(args: argparse.Namespace) -> int:
             cap.short_fingerprint,
         )
     stdout.print(table)
-    stdout.print("hints are as reported by the server (untrusted); bytes are compact JSON, not tokens")
+    stdout.print("hints are as the source reports them (untrusted); bytes are compact JSON, not tokens")
     for skip in catalog.skipped:
         stdout.print(
             f"[yellow]skipped[/] {skip.source}:{skip.name or '(unnamed)'} — {skip.reason}: {skip.detail}"

@@ -1,4 +1,4 @@
-"""Shared CLI plumbing: how a command names its MCP servers, and how it prints."""
+"""Shared CLI plumbing: how a command names its tool sources, and how it prints."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
+from .._catalog import Catalog
 from .._mcp import McpSource
 from .._router import SchemaRouter
 from ..errors import UserError
@@ -21,7 +22,7 @@ stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("MCP servers (repeatable; at least one)")
+    group = parser.add_argument_group("tool sources (repeatable; at least one)")
     group.add_argument(
         "--stdio",
         action="append",
@@ -33,32 +34,42 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         "--url", action="append", default=[], metavar="URL", help="an MCP server's streamable HTTP endpoint"
     )
     group.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a JSON file of tool definitions (OpenAI, Anthropic or MCP format; routing only, nothing runs)",
+    )
+    group.add_argument(
         "--name",
         action="append",
         default=[],
         metavar="NAME",
-        help="source names, in the order the servers are given (default: derived)",
+        help="source names, given to the --stdio sources, then --url, then --tools, in order "
+        "(default: derived from the command, the URL or the file name)",
     )
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds per server (default 20)")
 
 
-def sources_from(args: argparse.Namespace) -> list[McpSource]:
+def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catalog]]:
+    """The MCP servers and the tool-definition files the arguments name, with their names."""
     names: list[str] = list(args.name)
-    sources: list[McpSource] = []
+    servers: list[McpSource] = []
     for command_line in args.stdio:
         parts = shlex.split(command_line)
         if not parts:
             raise UserError("--stdio needs a command")
         name = names.pop(0) if names else None
-        sources.append(McpSource.stdio(parts[0], parts[1:], name=name, timeout=args.timeout))
+        servers.append(McpSource.stdio(parts[0], parts[1:], name=name, timeout=args.timeout))
     for url in args.url:
         name = names.pop(0) if names else None
-        sources.append(McpSource.http(url, name=name, timeout=args.timeout))
-    if not sources:
-        raise UserError("name at least one MCP server with --stdio COMMAND or --url URL")
+        servers.append(McpSource.http(url, name=name, timeout=args.timeout))
+    files = [Catalog.from_file(path, names.pop(0) if names else None) for path in args.tools]
+    if not servers and not files:
+        raise UserError("name at least one tool source: --stdio COMMAND, --url URL or --tools FILE")
     if names:
-        raise UserError("more --name values than servers")
-    return sources
+        raise UserError("more --name values than sources")
+    return servers, files
 
 
 def add_semantic_argument(parser: argparse.ArgumentParser) -> None:
@@ -70,7 +81,10 @@ def add_semantic_argument(parser: argparse.ArgumentParser) -> None:
 
 
 async def load_router(args: argparse.Namespace) -> SchemaRouter:
-    router = await SchemaRouter.from_sources(*sources_from(args))
+    servers, files = _sources_from(args)
+    router = await SchemaRouter.from_sources(*servers)
+    if files:
+        router = SchemaRouter(Catalog.merge(router.catalog, *files), sources=router.sources.values())
     return router.with_semantic() if getattr(args, "semantic", False) else router
 
 

@@ -29,7 +29,10 @@ def _candidate_json(cand: Candidate) -> dict[str, Any]:
     }
 
 
-def route_to_json(allow: AllowSet, retrieval: Retrieval, mode: str = "lexical") -> dict[str, Any]:
+def route_to_json(
+    allow: AllowSet, retrieval: Retrieval, mode: str = "lexical", skipped: int = 0
+) -> dict[str, Any]:
+    """`skipped`: tools the catalog could not load (`schemarouter catalog` lists them)."""
     return {
         "query": allow.query,
         "catalog_version": allow.catalog_version,
@@ -44,6 +47,7 @@ def route_to_json(allow: AllowSet, retrieval: Retrieval, mode: str = "lexical") 
         "candidates": [_candidate_json(c) for c in (*retrieval.candidates, *retrieval.dropped)],
         "matched_tools": retrieval.matched,
         "mode": mode,
+        "skipped_tools": skipped,
     }
 
 
@@ -75,7 +79,7 @@ async def run(args: argparse.Namespace) -> int:
     allow = visibility.allow_set(args.query)
     retrieval = router.retrieve(args.query, args.k, policy=policy)
     if args.json:
-        emit_json(route_to_json(allow, retrieval, _mode_text(router)))
+        emit_json(route_to_json(allow, retrieval, _mode_text(router), len(router.catalog.skipped)))
         return 0
     by_route = {c.route: c for c in (*retrieval.candidates, *retrieval.dropped)}
     if allow.no_route:
@@ -109,6 +113,11 @@ async def run(args: argparse.Namespace) -> int:
         f"{retrieval.matched} matched a query word; catalog {allow.catalog_version[:12]}; "
         f"mode {_mode_text(router)}"
     )
+    if router.catalog.skipped:
+        stdout.print(
+            f"[yellow]{len(router.catalog.skipped)} tools skipped at load[/] (`schemarouter catalog` says why)",
+            markup=True,
+        )
     return 0
 
 

@@ -1,0 +1,113 @@
+"""Tool definitions written as JSON, in the formats tool lists are commonly published in.
+
+Recognised shapes (one tool each):
+
+- OpenAI Chat Completions: `{"type": "function", "function": {"name", "description", "parameters"}}`;
+- OpenAI Responses, and the plain function shape many datasets use: `{"name", "description",
+  "parameters"}` (with or without `"type": "function"`);
+- Anthropic: `{"name", "description", "input_schema"}`;
+- MCP `tools/list` entries: `{"name", "title", "description", "inputSchema", "outputSchema",
+  "annotations"}` (the Python SDK's snake_case names too).
+
+Anything else is refused with the reason, never guessed at: a definition of another tool type
+(`"type": "web_search"`), one that is not a JSON object, or one that names two input schemas.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, cast
+
+from ._capability import ROUTE_SEPARATOR
+from ._catalog import Catalog, CatalogLimits, SkippedTool, ToolSpec
+from .errors import SchemaError, UserError
+
+__all__ = ["catalog_from_definitions", "catalog_from_file", "spec_from_definition"]
+
+_INPUT_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")
+_OUTPUT_SCHEMA_KEYS = ("outputSchema", "output_schema")
+
+
+def _one_of(definition: Mapping[str, Any], keys: tuple[str, ...], what: str) -> Any:
+    present = [key for key in keys if key in definition]
+    if len(present) > 1:
+        raise SchemaError(f"the definition gives its {what} twice ({' and '.join(map(repr, present))})")
+    return definition[present[0]] if present else None
+
+
+def spec_from_definition(definition: object) -> ToolSpec:
+    """The spec of one tool definition in a recognised JSON shape (see the module docstring).
+
+    Raises `SchemaError` when the definition has none of those shapes. The name, description
+    and schemas are taken as given; the catalog checks them when the spec is loaded.
+    """
+    if not isinstance(definition, Mapping):
+        raise SchemaError(f"a tool definition is a JSON object, not {type(definition).__name__}")
+    outer = cast("Mapping[str, Any]", definition)
+    kind = outer.get("type")
+    if kind is not None and kind != "function":
+        raise SchemaError(f"tool type {kind!r} is not a function tool")
+    body: Any = outer.get("function", outer)
+    if not isinstance(body, Mapping):
+        raise SchemaError(f"'function' is {type(body).__name__}, not a JSON object")
+    tool = cast("Mapping[str, Any]", body)
+    return ToolSpec(
+        name=tool.get("name"),
+        description=tool.get("description"),
+        input_schema=_one_of(tool, _INPUT_SCHEMA_KEYS, "input schema"),
+        title=tool.get("title"),
+        output_schema=_one_of(tool, _OUTPUT_SCHEMA_KEYS, "output schema"),
+        annotations=tool.get("annotations"),
+    )
+
+
+def _name_of(definition: object) -> str:
+    """The name a refused definition is reported under (empty when it has none)."""
+    if not isinstance(definition, Mapping):
+        return ""
+    outer = cast("Mapping[str, Any]", definition)
+    inner = outer.get("function")
+    name = (cast("Mapping[str, Any]", inner) if isinstance(inner, Mapping) else outer).get("name")
+    return name if isinstance(name, str) else ""
+
+
+def catalog_from_definitions(
+    source: str, definitions: Iterable[object], limits: CatalogLimits | None = None
+) -> Catalog:
+    """A catalog from JSON tool definitions. Definitions of no recognised shape are skipped
+    with reason `invalid_definition`; bad tools are skipped as `Catalog.from_specs` skips them."""
+    specs: list[ToolSpec] = []
+    refused: list[SkippedTool] = []
+    for position, definition in enumerate(definitions):
+        try:
+            specs.append(spec_from_definition(definition))
+        except SchemaError as exc:
+            detail = f"definition {position}: {exc}"
+            refused.append(SkippedTool(source, _name_of(definition), "invalid_definition", detail))
+    catalog = Catalog.from_specs(source, specs, limits)
+    return Catalog(catalog, (*refused, *catalog.skipped)) if refused else catalog
+
+
+def catalog_from_file(
+    path: str | Path, source: str | None = None, limits: CatalogLimits | None = None
+) -> Catalog:
+    """A catalog from a JSON file: an array of tool definitions, or an object whose `tools`
+    array holds them (as an MCP `tools/list` result does). The source name defaults to the
+    file name without its extension."""
+    file = Path(path)
+    try:
+        data: Any = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read tool definitions from {file}: {exc.strerror or exc}") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{file} is not a JSON file: {exc}") from exc
+    if isinstance(data, Mapping) and "tools" in data:
+        data = cast("Mapping[str, Any]", data)["tools"]
+    if not isinstance(data, list):
+        raise UserError(
+            f"{file} must hold a JSON array of tool definitions, or an object with a 'tools' array"
+        )
+    name = source if source is not None else file.stem.replace(ROUTE_SEPARATOR, "_")
+    return catalog_from_definitions(name, cast("list[object]", data), limits)

@@ -1,0 +1,231 @@
+"""Tool definitions written as JSON (OpenAI, Anthropic, MCP) and files of them, in the API and the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import mcp
+import pytest
+
+from schemarouter import Catalog, McpSource, SchemaError, SchemaRouter, ToolSpec, UserError, Visibility
+from schemarouter.cli import main
+from schemarouter_conformance import read_call_log, stdio_command
+from schemarouter_conformance._fixture import build_server
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+OUTPUT = {"type": "object", "properties": {"celsius": {"type": "number"}}}
+WANT = ToolSpec("get_weather", "Weather for a city.", SCHEMA)
+
+SHAPES: dict[str, tuple[dict[str, Any], ToolSpec]] = {
+    "openai_chat": (
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "Weather for a city.",
+                "parameters": SCHEMA,
+                "strict": True,
+            },
+        },
+        WANT,
+    ),
+    "openai_responses": (
+        {
+            "type": "function",
+            "name": "get_weather",
+            "description": "Weather for a city.",
+            "parameters": SCHEMA,
+        },
+        WANT,
+    ),
+    "plain_function": (
+        {"name": "get_weather", "description": "Weather for a city.", "parameters": SCHEMA},
+        WANT,
+    ),
+    "anthropic": (
+        {"name": "get_weather", "description": "Weather for a city.", "input_schema": SCHEMA},
+        WANT,
+    ),
+    "mcp": (
+        {
+            "name": "get_weather",
+            "title": "Weather",
+            "description": "Weather for a city.",
+            "inputSchema": SCHEMA,
+            "outputSchema": OUTPUT,
+            "annotations": {"readOnlyHint": True},
+        },
+        ToolSpec("get_weather", "Weather for a city.", SCHEMA, "Weather", OUTPUT, {"readOnlyHint": True}),
+    ),
+    "mcp_python_names": (
+        {
+            "name": "get_weather",
+            "description": "Weather for a city.",
+            "input_schema": SCHEMA,
+            "output_schema": OUTPUT,
+        },
+        ToolSpec("get_weather", "Weather for a city.", SCHEMA, output_schema=OUTPUT),
+    ),
+    "no_schema": ({"type": "function", "function": {"name": "ping"}}, ToolSpec("ping")),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_each_published_shape_reads_as_its_spec(shape: str) -> None:
+    definition, want = SHAPES[shape]
+    assert ToolSpec.from_definition(definition) == want
+    catalog = Catalog.from_definitions("defs", [definition])
+    assert [c.route for c in catalog] == [f"defs:{want.name}"]
+    assert catalog.skipped == ()
+
+
+REFUSED: dict[str, tuple[object, str]] = {
+    "other_tool_type": (
+        {"type": "web_search", "name": "search"},
+        "tool type 'web_search' is not a function tool",
+    ),
+    "not_an_object": (["get_weather"], "a tool definition is a JSON object, not list"),
+    "function_not_an_object": ({"type": "function", "function": "get_weather"}, "'function' is str"),
+    "two_input_schemas": (
+        {"name": "twice", "parameters": SCHEMA, "input_schema": SCHEMA},
+        "gives its input schema twice ('parameters' and 'input_schema')",
+    ),
+    "two_output_schemas": (
+        {"name": "twice", "outputSchema": OUTPUT, "output_schema": OUTPUT},
+        "gives its output schema twice",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_an_unrecognised_definition_is_refused_with_the_reason(case: str) -> None:
+    definition, message = REFUSED[case]
+    with pytest.raises(SchemaError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ToolSpec.from_definition(definition)
+    catalog = Catalog.from_definitions("defs", [SHAPES["anthropic"][0], definition, SHAPES["no_schema"][0]])
+    assert [c.name for c in catalog] == ["get_weather", "ping"]  # the others still load
+    (skipped,) = catalog.skipped
+    assert skipped.reason == "invalid_definition"
+    assert skipped.detail.startswith("definition 1: ")
+    assert message in skipped.detail
+
+
+def test_a_recognised_definition_with_a_bad_schema_is_skipped_as_the_catalog_skips_it() -> None:
+    bfcl_style = {
+        "name": "solve",
+        "description": "Solve it.",
+        "parameters": {"type": "dict", "properties": {}},
+    }
+    catalog = Catalog.from_definitions("defs", [bfcl_style, {"name": "", "parameters": SCHEMA}])
+    assert len(catalog) == 0
+    assert [(s.name, s.reason) for s in catalog.skipped] == [("solve", "invalid_schema"), ("", "empty_name")]
+
+
+def test_a_file_holds_an_array_or_a_tools_list(tmp_path: Path) -> None:
+    definitions = [SHAPES["openai_chat"][0], SHAPES["no_schema"][0]]
+    array = tmp_path / "crm:tools.json"
+    array.write_text(json.dumps(definitions), encoding="utf-8")
+    listing = tmp_path / "listing.json"
+    listing.write_text(json.dumps({"tools": definitions, "nextCursor": None}), encoding="utf-8")
+    from_array = Catalog.from_file(array)
+    assert from_array.routes == ("crm_tools:get_weather", "crm_tools:ping")  # ':' would split a route
+    assert Catalog.from_file(listing, "crm_tools").version == from_array.version
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read tool definitions from"),
+        ("{not json", "is not a JSON file"),
+        ('{"name": "get_weather"}', "must hold a JSON array of tool definitions"),
+        ('{"tools": {"get_weather": {}}}', "must hold a JSON array of tool definitions"),
+    ],
+    ids=["missing", "not_json", "one_object", "tools_not_a_list"],
+)
+def test_a_bad_file_is_a_user_error_naming_it(tmp_path: Path, content: str | None, message: str) -> None:
+    path = tmp_path / "tools.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(UserError, match=message) as raised:
+        Catalog.from_file(path)
+    assert str(path) in str(raised.value)
+
+
+def test_an_mcp_listing_saved_to_a_file_is_the_catalog_the_server_gives(tmp_path: Path) -> None:
+    """A `tools/list` result written as JSON loads with the fingerprints and version that MCP
+    discovery of the same server gives, so routing over the file routes as over the server."""
+    log = tmp_path / "calls.jsonl"
+
+    async def listing() -> list[mcp.types.Tool]:
+        async with mcp.Client(build_server(str(log))) as client:
+            return list((await client.list_tools()).tools)
+
+    tools = asyncio.run(listing())
+    saved = tmp_path / "fixture.json"
+    dumped = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+    saved.write_text(json.dumps({"tools": dumped}), encoding="utf-8")
+    command, args = stdio_command(log)
+    served = asyncio.run(McpSource.stdio(command, args, name="fixture").load())
+    from_file = Catalog.from_file(saved)
+    assert [(c.route, c.fingerprint) for c in from_file] == [(c.route, c.fingerprint) for c in served]
+    assert from_file.version == served.version
+    query = "delete customer c-200"
+    assert Visibility(SchemaRouter(from_file)).allow_set(query) == Visibility(SchemaRouter(served)).allow_set(
+        query
+    )
+    assert read_call_log(log) == []
+
+
+def test_route_and_catalog_commands_read_definition_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(
+        json.dumps(
+            [
+                SHAPES["openai_chat"][0],
+                {"name": "send_email", "description": "Send an email.", "input_schema": SCHEMA},
+                {"type": "x"},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    assert main(["route", "--tools", str(tools), "--name", "app", "--json", "weather in Lisbon"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["routes"] == ["app:get_weather"]
+    assert out["skipped_tools"] == 1
+    assert main(["route", "--tools", str(tools), "weather in Lisbon"]) == 0
+    assert "1 tools skipped at load" in capsys.readouterr().out
+    assert main(["catalog", "--tools", str(tools), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [t["route"] for t in listed["tools"]] == ["tools:get_weather", "tools:send_email"]
+    assert [s["reason"] for s in listed["skipped"]] == ["invalid_definition"]
+
+
+def test_definition_files_and_servers_route_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    command, args = stdio_command(log)
+    server = shlex.join([command, *args])
+    tools = tmp_path / "weather.json"
+    tools.write_text(json.dumps([SHAPES["openai_chat"][0]]), encoding="utf-8")
+    argv = ["route", "--stdio", server, "--tools", str(tools), "--name", "fixture", "--name", "wx", "--json"]
+    assert main([*argv, "-k", "5", "weather forecast in Lisbon"]) == 0
+    assert "wx:get_weather" in json.loads(capsys.readouterr().out)["routes"]
+    assert main([*argv, "convert 100 USD to EUR"]) == 0
+    assert json.loads(capsys.readouterr().out)["routes"][0] == "fixture:convert_currency"
+    assert read_call_log(log) == []
+
+
+def test_a_missing_definition_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["route", "--tools", str(tmp_path / "nope.json"), "anything"]) == 2
+    assert "cannot read tool definitions" in capsys.readouterr().err
+    assert main(["route", "anything"]) == 2
+    assert "--tools FILE" in capsys.readouterr().err
