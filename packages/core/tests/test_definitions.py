@@ -229,3 +229,41 @@ def test_a_missing_definition_file_is_a_usage_error(
     assert "cannot read tool definitions" in capsys.readouterr().err
     assert main(["route", "anything"]) == 2
     assert "--tools FILE" in capsys.readouterr().err
+
+
+def test_calibrate_runs_on_a_definition_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Your own tool list and labelled requests, no server: the offline evaluation loop."""
+    tools = tmp_path / "tools.json"
+    tools.write_text(
+        json.dumps(
+            [
+                SHAPES["openai_chat"][0],
+                {"name": "send_email", "description": "Send an email.", "input_schema": SCHEMA},
+                {"name": "convert_currency", "description": "Convert money.", "parameters": SCHEMA},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    labelled = tmp_path / "labelled.json"
+    supported = [
+        ("weather in Lisbon", "get_weather"),
+        ("weather tomorrow in Oslo", "get_weather"),
+        ("send an email to Ada", "send_email"),
+        ("email the report to Bob", "send_email"),
+        ("convert 20 EUR to USD", "convert_currency"),
+        ("currency: convert yen to pounds", "convert_currency"),
+    ]
+    labelled.write_text(
+        json.dumps(
+            {
+                "supported": [{"query": q, "tools": [t]} for q, t in supported],
+                "unsupported": ["tell me a joke", "who wrote Hamlet", "a poem about the sea", "what is love"],
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert main(["calibrate", "--tools", str(tools), str(labelled), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["heldout_supported"] + out["tuning_supported"] == len(supported)
+    assert out["recall_at_k"] == 1.0  # every supported request here names its tool
+    assert out["false_acceptance"] == 0.0
