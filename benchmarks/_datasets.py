@@ -176,7 +176,7 @@ def bfcl() -> list[BfclEntry]:
     offered functions raises `ValueError` (the vendored file has none).
     """
     derived: dict[str, Any] = json.loads((DATA / "bfcl" / "bfcl.json").read_text("utf-8"))
-    specs = [ToolSpec(f["name"], f["description"], f["parameters"]) for f in derived["functions"]]
+    specs = [ToolSpec.from_definition(f) for f in derived["functions"]]
     out: list[BfclEntry] = []
     for name, rows in derived["sets"].items():
         for row in rows:

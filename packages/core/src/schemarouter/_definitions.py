@@ -77,7 +77,8 @@ def catalog_from_definitions(
     source: str, definitions: Iterable[object], limits: CatalogLimits | None = None
 ) -> Catalog:
     """A catalog from JSON tool definitions. Definitions of no recognised shape are skipped
-    with reason `invalid_definition`; bad tools are skipped as `Catalog.from_specs` skips them."""
+    with reason `invalid_definition` (listed first in `Catalog.skipped`, with their position);
+    bad tools are then skipped as `Catalog.from_specs` skips them."""
     specs: list[ToolSpec] = []
     refused: list[SkippedTool] = []
     for position, definition in enumerate(definitions):
