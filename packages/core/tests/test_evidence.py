@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter import EvidenceReport, LatencySummary, RoutingConfig, ValidationRunner, validation_command
+from schemarouter import (
+    EvidenceReport,
+    LatencySummary,
+    RoutingConfig,
+    RoutingTimer,
+    SchemaRouter,
+    ValidationRunner,
+    Visibility,
+    validation_command,
+)
 from schemarouter.testing import passing_evidence_report as report
 
 
@@ -118,3 +127,36 @@ def test_validation_command_names_each_failure_and_exits_1(
     assert code == 1
     assert err.splitlines() == [f"FAILED: {problem}" for problem in failing.failures()]
     assert len(failing.failures()) == 2
+
+
+def test_the_routing_timer_runs_each_request_on_fresh_contexts_and_keeps_every_run() -> None:
+    """Each run gets a context of its own (an adapter's per-run memo cannot answer it), the
+    request's latency is its median run, and the summary covers every run of every request."""
+    router = SchemaRouter.from_callables([_weather, _email])
+    visibility = Visibility(router, k=3)
+    seen: list[object] = []
+
+    def route(context: dict[str, str]) -> object:
+        seen.append(context)
+        return visibility.allow_set(context["query"])
+
+    timer = RoutingTimer(runs=5)
+    first = timer.measure(route, lambda: {"query": "weather in Lisbon"})
+    second = timer.measure(route, lambda: {"query": "send an email to Ada"})
+    assert len(seen) == 10
+    assert len({id(c) for c in seen}) == 10  # a fresh context each run
+    assert len(timer.samples_ms) == 10
+    assert first == round(sorted(timer.samples_ms[:5])[2], 4)
+    assert second == round(sorted(timer.samples_ms[5:])[2], 4)
+    assert timer.summary() == LatencySummary.of(timer.samples_ms)
+    assert timer.summary().max_ms == round(max(timer.samples_ms), 4)
+
+
+def _weather(city: str) -> str:
+    """Weather forecast for a city."""
+    return city
+
+
+def _email(to: str) -> str:
+    """Send an email to a recipient."""
+    return to

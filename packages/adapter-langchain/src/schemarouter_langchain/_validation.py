@@ -9,7 +9,6 @@ in a rejection and the guardrail check trips the input guardrail.
 from __future__ import annotations
 
 import tempfile
-import time
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -22,8 +21,8 @@ from schemarouter import (
     Catalog,
     EvidenceCase,
     EvidenceReport,
-    LatencySummary,
     RoutingConfig,
+    RoutingTimer,
     SchemaRouter,
     canonical_bytes,
     offered_bytes,
@@ -77,18 +76,20 @@ def _offered_bytes(functions: Mapping[str, Mapping[str, Any]]) -> int:
     )
 
 
-def _routing_latency_ms(harness: ScenarioAgent, query: str) -> float:
-    context = {"query": query}
-    started = time.perf_counter()
-    harness.router.routing(context, [HumanMessage(content=query)])
-    return (time.perf_counter() - started) * 1000.0
-
-
 async def _case(
-    harness: ScenarioAgent, catalog: Catalog, query: str, kind: str, required: tuple[str, ...], arguments: Any
+    harness: ScenarioAgent,
+    timer: RoutingTimer,
+    catalog: Catalog,
+    query: str,
+    kind: str,
+    required: tuple[str, ...],
+    arguments: Any,
 ) -> tuple[EvidenceCase, int, int, bool]:
     """One query: what was offered, whether it passed, schema fidelity counts, task success."""
-    latency = _routing_latency_ms(harness, query)
+    messages = [HumanMessage(content=query)]
+    latency = timer.measure(
+        lambda context: harness.router.routing(context, messages), lambda: {"query": query}
+    )
     turn = await harness.run(query)
     functions = _offered_functions(turn)
     names = tuple(functions)
@@ -117,7 +118,7 @@ async def _case(
         offered_tools=names,
         no_route=allow_set.no_route if allow_set is not None else True,
         offered_schema_bytes=offered_size,
-        routing_latency_ms=round(latency, 4),
+        routing_latency_ms=latency,
         passed=passed,
     )
     return case, checked, identical, task
@@ -170,11 +171,13 @@ async def build_evidence(config: RoutingConfig | None = None) -> EvidenceReport:
                 approval_required=DESTRUCTIVE_TOOLS,
                 guardrail_trip_value=GUARDRAIL_TRIP_VALUE,
             )
+            timer = RoutingTimer()
             cases: list[EvidenceCase] = []
             checked = identical = tasks = 0
             for supported in SUPPORTED_CASES:
                 case, c, i, task = await _case(
                     harness,
+                    timer,
                     catalog,
                     supported.query,
                     "supported",
@@ -184,7 +187,7 @@ async def build_evidence(config: RoutingConfig | None = None) -> EvidenceReport:
                 cases.append(case)
                 checked, identical, tasks = checked + c, identical + i, tasks + task
             for query in UNSUPPORTED_QUERIES:
-                case, c, i, _ = await _case(harness, catalog, query, "unsupported", (), None)
+                case, c, i, _ = await _case(harness, timer, catalog, query, "unsupported", (), None)
                 cases.append(case)
                 checked, identical = checked + c, identical + i
             approval = await _approval_preserved(harness, call_log)
@@ -207,7 +210,7 @@ async def build_evidence(config: RoutingConfig | None = None) -> EvidenceReport:
         required_tool_recall=sum(c.passed for c in supported_cases) / max(len(supported_cases), 1),
         unsupported_query_rejection=sum(c.passed for c in unsupported_cases) / max(len(unsupported_cases), 1),
         shortlist_task_success=tasks / max(len(supported_cases), 1),
-        routing_latency=LatencySummary.of([c.routing_latency_ms for c in cases]),
+        routing_latency=timer.summary(),
         schema_fidelity_checked=checked,
         schema_fidelity_identical=identical,
         approval_preserved=approval,

@@ -12,14 +12,15 @@
 "Shortlist task success" counts supported cases whose required tools were offered, whose
 scripted arguments validate against the offered schema, and whose call reached the
 approval gate and was not executed after rejection. Routing latency is the adapter's
-per-request decision (request from the run context, then the allow-set) on a fresh run
-context, sampled after one warm-up request that pays the one-off index build.
+per-request decision (request from the run context, then the allow-set), timed by
+`schemarouter.RoutingTimer` as every adapter's validation times it, after one warm-up request
+that pays the one-off index build.
 """
 
 from __future__ import annotations
 
 import tempfile
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -35,8 +36,8 @@ from schemarouter import (
     Catalog,
     EvidenceCase,
     EvidenceReport,
-    LatencySummary,
     RoutingConfig,
+    RoutingTimer,
     SchemaRouter,
     canonical_bytes,
     offered_bytes,
@@ -58,7 +59,6 @@ __all__ = ["ARTIFACT_NAME", "ValidationChecks", "failed_checks", "run_validation
 
 ARTIFACT_NAME = "external-validation-openai-agents.json"
 SOURCE = "fixture"
-LATENCY_SAMPLES = 20
 
 
 @dataclass
@@ -81,14 +81,9 @@ def _offered_bytes(tool: FunctionTool) -> int:
     return offered_bytes(tool.name, tool.description, tool.params_json_schema)
 
 
-def _latency_ms(routing: OpenAIAgentsRouter, query: str) -> list[float]:
-    samples: list[float] = []
-    for _ in range(LATENCY_SAMPLES):
-        wrapper = RunContextWrapper(context=RouteRequest(query))  # a fresh run: nothing memoised
-        start = time.perf_counter()
-        routing.outcome(wrapper)
-        samples.append((time.perf_counter() - start) * 1000.0)
-    return samples
+def _fresh_run(query: str) -> Callable[[], RunContextWrapper[RouteRequest]]:
+    """A new run context for `query` each call: nothing the adapter memoised per run is reused."""
+    return lambda: RunContextWrapper(context=RouteRequest(query))
 
 
 def _check_exposed(tools: list[Any], probe: GuardrailProbe, checks: ValidationChecks) -> bool:
@@ -139,11 +134,10 @@ async def _supported_case(
     probe: GuardrailProbe,
     case: Any,
     checks: ValidationChecks,
-    latencies: list[float],
+    timer: RoutingTimer,
     call_log: Path,
 ) -> EvidenceCase:
-    samples = _latency_ms(routing, case.query)
-    latencies.extend(samples)
+    latency = timer.measure(routing.outcome, _fresh_run(case.query))
     outcome = routing.outcome(RunContextWrapper(context=RouteRequest(case.query)))
     allow_set = outcome.allow_set
     exposed = await agent.get_all_tools(RunContextWrapper(context=RouteRequest(case.query)))
@@ -190,7 +184,7 @@ async def _supported_case(
         offered_tools=names,
         no_route=allow_set.no_route if allow_set is not None else True,
         offered_schema_bytes=sum(_offered_bytes(tool) for tool in offered),
-        routing_latency_ms=round(sorted(samples)[len(samples) // 2], 4),
+        routing_latency_ms=latency,
         passed=success and preserved and fidelity,
     )
 
@@ -201,10 +195,9 @@ async def _unsupported_case(
     probe: GuardrailProbe,
     query: str,
     checks: ValidationChecks,
-    latencies: list[float],
+    timer: RoutingTimer,
 ) -> EvidenceCase:
-    samples = _latency_ms(routing, query)
-    latencies.extend(samples)
+    latency = timer.measure(routing.outcome, _fresh_run(query))
     outcome = routing.outcome(RunContextWrapper(context=RouteRequest(query)))
     allow_set = outcome.allow_set
     exposed = await agent.get_all_tools(RunContextWrapper(context=RouteRequest(query)))
@@ -222,7 +215,7 @@ async def _unsupported_case(
         offered_tools=tuple(tool.name for tool in offered),
         no_route=allow_set.no_route if allow_set is not None else True,
         offered_schema_bytes=sum(_offered_bytes(tool) for tool in offered),
-        routing_latency_ms=round(sorted(samples)[len(samples) // 2], 4),
+        routing_latency_ms=latency,
         passed=rejected,
     )
 
@@ -265,7 +258,7 @@ async def run_validation(
         routing = OpenAIAgentsRouter(visibility)
         probe = GuardrailProbe(GUARDRAIL_TRIP_VALUE)
         checks = ValidationChecks()
-        latencies: list[float] = []
+        timer = RoutingTimer()
         cases: list[EvidenceCase] = []
         async with MCPServerStdio(
             params,
@@ -280,10 +273,10 @@ async def run_validation(
             agent: Agent[Any] = Agent(name="schemarouter-validation", mcp_servers=[server])
             for case in SUPPORTED_CASES:
                 cases.append(
-                    await _supported_case(agent, routing, catalog, probe, case, checks, latencies, call_log)
+                    await _supported_case(agent, routing, catalog, probe, case, checks, timer, call_log)
                 )
             for query in UNSUPPORTED_QUERIES:
-                cases.append(await _unsupported_case(agent, routing, probe, query, checks, latencies))
+                cases.append(await _unsupported_case(agent, routing, probe, query, checks, timer))
             checks.input_guardrail_ok &= await _input_guardrail_trips(agent, probe, call_log)
         tool_body_calls = len(read_call_log(call_log))
 
@@ -302,7 +295,7 @@ async def run_validation(
         required_tool_recall=checks.required_hit / max(checks.required_total, 1),
         unsupported_query_rejection=checks.rejected / max(len(UNSUPPORTED_QUERIES), 1),
         shortlist_task_success=checks.task_success / max(len(supported), 1),
-        routing_latency=LatencySummary.of(latencies),
+        routing_latency=timer.summary(),
         schema_fidelity_checked=checks.fidelity_checked,
         schema_fidelity_identical=checks.fidelity_identical,
         approval_preserved=checks.approval_ok and checks.exposed_checked > 0,

@@ -13,27 +13,25 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from pydantic_ai import Agent
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.models.test import TestModel
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition, ToolDenied
 from pydantic_ai.toolsets import FunctionToolset
+from pydantic_ai.usage import RunUsage
 
 import schemarouter
 from schemarouter import (
-    AllowSet,
     EvidenceCase,
     EvidenceReport,
-    LatencySummary,
     RoutingConfig,
+    RoutingTimer,
     SchemaRouter,
-    Visibility,
     canonical_bytes,
     offered_bytes,
     validation_command,
@@ -57,23 +55,11 @@ ARTIFACT = Path("artifacts") / "external-validation-pydantic-ai.json"
 SOURCE = "fixture"
 
 
-@dataclass
-class _TimedVisibility:
-    """Wraps the real `Visibility`, recording how long each allow-set took to compute."""
-
-    visibility: Visibility
-    samples_ms: list[float] = field(default_factory=list[float])
-
-    @property
-    def router(self) -> SchemaRouter:
-        return self.visibility.router
-
-    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
-        start = time.perf_counter()
-        try:
-            return self.visibility.allow_set(query, principal)
-        finally:
-            self.samples_ms.append((time.perf_counter() - start) * 1000)
+def _fresh_run(query: str) -> Callable[[], RunContext[RunDeps]]:
+    """A new run context for `query` each call (no run id: nothing the adapter memoises per
+    run step is reused). The model is never called: routing reads only the deps."""
+    model = TestModel()
+    return lambda: RunContext(deps=RunDeps(query), model=model, usage=RunUsage())
 
 
 def _offered_bytes(tool_defs: Sequence[ToolDefinition]) -> int:
@@ -151,8 +137,8 @@ async def _validate(config: RoutingConfig, call_log: Path) -> EvidenceReport:
     catalog = schema_router.catalog
     visibility = config.visibility(schema_router)
     visibility.allow_set("warm-up")  # per-catalog structures are built once, outside the timed requests
-    timed = _TimedVisibility(visibility)
-    router = PydanticAIRouter(timed)
+    router = PydanticAIRouter(visibility)
+    timer = RoutingTimer()
     toolset = fixture_toolset(command=command, args=args)
     cases: list[EvidenceCase] = []
     found = required = rejected = successes = checked = identical = 0
@@ -168,10 +154,9 @@ async def _validate(config: RoutingConfig, call_log: Path) -> EvidenceReport:
             (q, "unsupported", None) for q in UNSUPPORTED_QUERIES
         ]
         for query, kind, case in queries:
-            before = len(timed.samples_ms)
+            latency = timer.measure(router.allow_set, _fresh_run(query))
             offered = await offer_turn(agent, RunDeps(query))
-            latency = sum(timed.samples_ms[before:])
-            allow = timed.visibility.allow_set(query)
+            allow = visibility.allow_set(query)
             names = tuple(d.name for d in offered)
             for tool_def in offered:
                 cap = catalog.lookup(SOURCE, tool_def.name)
@@ -207,7 +192,7 @@ async def _validate(config: RoutingConfig, call_log: Path) -> EvidenceReport:
                     names,
                     not names,
                     _offered_bytes(offered),
-                    round(latency, 4),
+                    latency,
                     passed,
                 )
             )
@@ -233,7 +218,7 @@ async def _validate(config: RoutingConfig, call_log: Path) -> EvidenceReport:
         if UNSUPPORTED_QUERIES
         else 0.0,
         shortlist_task_success=round(successes / len(supported), 4) if supported else 0.0,
-        routing_latency=LatencySummary.of([c.routing_latency_ms for c in cases]),
+        routing_latency=timer.summary(),
         schema_fidelity_checked=checked,
         schema_fidelity_identical=identical,
         approval_preserved=approval,

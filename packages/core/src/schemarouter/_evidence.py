@@ -8,10 +8,11 @@ import json
 import os
 import platform
 import sys
-from collections.abc import Coroutine, Mapping, Sequence
+import time
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ._config import RoutingConfig
 from .errors import UserError
@@ -23,6 +24,7 @@ __all__ = [
     "EvidenceCase",
     "EvidenceReport",
     "LatencySummary",
+    "RoutingTimer",
     "ValidationRunner",
     "missing_evidence_fields",
     "validation_command",
@@ -47,6 +49,7 @@ class EvidenceCase:
     no_route: bool
     offered_schema_bytes: int
     routing_latency_ms: float
+    """The median of the request's timed runs (see `RoutingTimer`)."""
     passed: bool
 
 
@@ -66,6 +69,39 @@ class LatencySummary:
             return round(ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))], 4)
 
         return cls(pick(0.5), pick(0.95), round(ordered[-1], 4))
+
+
+_Context = TypeVar("_Context")
+
+
+@dataclass
+class RoutingTimer:
+    """Routing latency as every adapter's validation measures it, so reports compare.
+
+    Each request runs the adapter's own routing hook `runs` times, each time on a fresh run
+    context (so no per-run memo of the adapter answers), timing the hook alone. The first run
+    also works out what the request's new words add (see `docs/decisions.md`); the others
+    find them cached, as later turns of a conversation do. `summary()` covers every run of
+    every request.
+    """
+
+    runs: int = 20
+    samples_ms: list[float] = field(default_factory=list[float])
+
+    def measure(self, route: Callable[[_Context], object], fresh_context: Callable[[], _Context]) -> float:
+        """Time `route(context)` over `runs` fresh contexts; the median run, in milliseconds."""
+        clock = time.perf_counter
+        runs: list[float] = []
+        for _ in range(self.runs):
+            context = fresh_context()
+            start = clock()
+            route(context)
+            runs.append((clock() - start) * 1000.0)
+        self.samples_ms.extend(runs)
+        return round(sorted(runs)[len(runs) // 2], 4)
+
+    def summary(self) -> LatencySummary:
+        return LatencySummary.of(self.samples_ms)
 
 
 @dataclass(frozen=True, slots=True)
