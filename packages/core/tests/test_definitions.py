@@ -267,3 +267,12 @@ def test_calibrate_runs_on_a_definition_file(tmp_path: Path, capsys: pytest.Capt
     assert out["heldout_supported"] + out["tuning_supported"] == len(supported)
     assert out["recall_at_k"] == 1.0  # every supported request here names its tool
     assert out["false_acceptance"] == 0.0
+
+
+def test_route_warns_when_a_rule_names_no_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([SHAPES["openai_chat"][0]]), encoding="utf-8")
+    assert main(["route", "--tools", str(tools), "--block", "get_wether", "weather in Lisbon"]) == 0
+    captured = capsys.readouterr()
+    assert "schemarouter route: warning: blocked names 'get_wether', which match no tool" in captured.err
+    assert "tools:get_weather" in captured.out  # the typo hid nothing

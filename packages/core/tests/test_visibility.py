@@ -136,6 +136,36 @@ def test_rules_hiding_every_fitting_tool_are_the_no_route_reason(
     assert unfit.reason in {"no_terms_matched", "gate_refused_all"}
 
 
+def test_rule_names_that_match_no_tool_are_reported_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    visibility = Visibility(
+        SchemaRouter(CATALOG),
+        blocked={"delete_documnet", "demo:read"},  # a typo, and a route that matches
+        allowed={"read", "read_all", "demo:archive_serch"},
+        always_visible={"help"},
+    )
+    with caplog.at_level("WARNING", logger="schemarouter.visibility"):
+        assert visibility.unmatched_rules() == {
+            "blocked": ("delete_documnet",),
+            "allowed": ("demo:archive_serch",),
+        }
+        visibility.allow_set("delete the stored document")
+        visibility.allow_set("read it")
+    # logged once for the catalog version, not per request
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 2
+    assert "blocked names 'delete_documnet', which match no tool" in warnings[0]
+    assert "allowed names 'demo:archive_serch'" in warnings[1]
+    assert Visibility(SchemaRouter(CATALOG), blocked={"read"}).unmatched_rules() == {}
+
+
+@pytest.mark.parametrize("k", [0, -1, "3", 2.0, True, None])
+def test_a_k_that_is_not_a_whole_number_from_one_is_a_user_error(k: object) -> None:
+    with pytest.raises(UserError, match="k must be an integer >= 1"):
+        Visibility(SchemaRouter(CATALOG), k=k)  # pyright: ignore[reportArgumentType]
+    with pytest.raises(UserError, match="k must be an integer >= 1"):
+        SchemaRouter(CATALOG).retrieve("read a document", k)  # pyright: ignore[reportArgumentType]
+
+
 def test_blocked_tools_do_not_shrink_the_allow_set() -> None:
     query = "read stored document"
     plain = Visibility(SchemaRouter(CATALOG), k=2).allow_set(query)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._results import Retrieval
-from .errors import UserError
+from .errors import UserError, require_k
 
 __all__ = ["CalibrationPoint", "CalibrationReport", "calibrate"]
 
@@ -149,8 +149,7 @@ def calibrate(
     `supported` pairs a query with the routes or tool names that answer it; `unsupported`
     queries should get no route. The split is deterministic for a given `seed`.
     """
-    if k < 1:
-        raise UserError("k must be >= 1")
+    require_k(k)
     if not 0.0 <= target_over_rejection < 1.0:
         raise UserError("target_over_rejection must be in [0, 1)")
     labelled = [(str(q), frozenset([g]) if isinstance(g, str) else frozenset(g)) for q, g in supported]

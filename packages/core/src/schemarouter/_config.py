@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ._abstention import RetrievalAbstentionPolicy
 from ._router import SchemaRouter
 from ._visibility import Visibility
-from .errors import UserError
+from .errors import UserError, require_k
 
 __all__ = ["RoutingConfig"]
 
@@ -36,8 +36,7 @@ class RoutingConfig:
     allowed: Collection[str] | None = None
 
     def __post_init__(self) -> None:
-        if self.k < 1:
-            raise UserError("k must be >= 1")
+        require_k(self.k)
         object.__setattr__(self, "always_visible", _names(self.always_visible) or ())
         object.__setattr__(self, "blocked", _names(self.blocked) or ())
         object.__setattr__(self, "allowed", _names(self.allowed))

@@ -16,7 +16,7 @@ from ._abstention import RetrievalAbstentionPolicy
 from ._calls import ToolResult, call_cleared
 from ._plan_checks import ClearedCall, check_plan
 from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, RunConfig, as_request
-from .errors import ToolCallError, UserError
+from .errors import ToolCallError, require_k
 
 if TYPE_CHECKING:
     from ._router import SchemaRouter
@@ -81,8 +81,7 @@ async def ainvoke_selective(
 ) -> ToolResult:
     """Retrieve, plan and execute in one step, through the same gate as
     `execute_selective_plan`: no-route verdicts and off-shortlist routes are refused."""
-    if k < 1:
-        raise UserError("k must be >= 1")
+    require_k(k)
     request = as_request(request)
     retrieval = router.retrieve_executable(request, k, policy=policy, config=config)
     plan = router.plan_executable(request, config=config)

@@ -25,7 +25,7 @@ from ._plans import (
 from ._policy import ExecutionPolicy
 from ._results import Retrieval
 from ._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
-from .errors import UserError
+from .errors import UserError, require_k
 
 __all__ = ["SchemaRouter"]
 
@@ -224,8 +224,7 @@ class SchemaRouter:
         The first 64 distinct content words of `query` are weighed; words after them are not.
         Side-effect free: no I/O, no tool call.
         """
-        if k < 1:
-            raise UserError("k must be >= 1")
+        require_k(k)
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
         return self.retriever.retrieve(query, k, policy, preferred_route, explain)

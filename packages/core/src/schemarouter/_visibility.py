@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -14,11 +15,13 @@ from ._index import LexicalIndex
 from ._no_route import Verdict, kept_docs, rank_for_gate, unrouted_reason, verdicts
 from ._results import AllowSet, RouteReason, ToolDecision
 from ._router import SchemaRouter
-from .errors import RoutingError, UserError
+from .errors import RoutingError, UserError, require_k
 
 __all__ = ["Visibility"]
 
 StaticRule = Literal["blocked", "not_allowed"]
+
+logger = logging.getLogger("schemarouter.visibility")
 
 
 def _names(values: Collection[str] | None, what: str) -> frozenset[str]:
@@ -40,6 +43,8 @@ class _Rules:
     hidden_routes: dict[str, StaticRule]
     always: tuple[tuple[str, str], ...]
     """(route, name) of the always-visible tools that are not blocked, in catalog order."""
+    unmatched: dict[str, tuple[str, ...]]
+    """Per rule (`blocked`, `allowed`, `always_visible`): its names that match no tool."""
 
 
 class Visibility:
@@ -62,8 +67,7 @@ class Visibility:
         blocked: Collection[str] | None = None,
         allowed: Collection[str] | None = None,
     ) -> None:
-        if k < 1:
-            raise UserError("k must be >= 1")
+        require_k(k)
         self.router = router
         self.k = k
         self.abstention = abstention
@@ -105,9 +109,30 @@ class Visibility:
                     rule = hidden_routes.get(cap.route)
                     if rule is not None:
                         hidden[doc] = rule
-            rules = _Rules(catalog, index, hidden, hidden_routes, tuple(always))
+            unmatched = self._unmatched(catalog)
+            for rule, names in unmatched.items():
+                logger.warning(
+                    "%s names %s, which match no tool of catalog %s (names and routes match whole)",
+                    rule,
+                    ", ".join(map(repr, names)),
+                    catalog.version[:12],
+                )
+            rules = _Rules(catalog, index, hidden, hidden_routes, tuple(always), unmatched)
             self._rules = rules
             return rules
+
+    def _unmatched(self, catalog: Catalog) -> dict[str, tuple[str, ...]]:
+        known = {cap.name for cap in catalog} | set(catalog.routes)
+        given = {"blocked": self.blocked, "allowed": self.allowed, "always_visible": self.always_visible}
+        unmatched = {rule: tuple(sorted(set(names) - known)) for rule, names in given.items() if names}
+        return {rule: names for rule, names in unmatched.items() if names}
+
+    def unmatched_rules(self) -> Mapping[str, tuple[str, ...]]:
+        """Names in `blocked`, `allowed` or `always_visible` that match no tool of the current
+        catalog, per rule (only rules with such names are listed). Usually a typo: a misspelt
+        `blocked` name hides nothing. Each catalog version's are also logged once, as a WARNING
+        on `schemarouter.visibility`."""
+        return dict(self._resolve_rules().unmatched)
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         """The ordered allow-set for `query`. Raises `RoutingError` only if the router itself fails.

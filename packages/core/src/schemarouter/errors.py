@@ -109,3 +109,9 @@ class ToolExecutionError(ToolCallError):
 
 class ToolTransportError(ToolCallError):
     """The call never produced a tool answer (connection, timeout, protocol)."""
+
+
+def require_k(k: object) -> None:
+    """Refuse an allow-set size that is not a whole number >= 1 (`True` and `3.0` included)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise UserError(f"k must be an integer >= 1, got {k!r}")

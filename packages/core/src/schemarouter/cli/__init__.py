@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import SchemaRouterError, UserError
@@ -28,13 +30,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _WarningLine(logging.Handler):
+    """Library warnings as one line on stderr, in the command's own words."""
+
+    def __init__(self, command: str) -> None:
+        super().__init__(logging.WARNING)
+        self.command = command
+
+    def emit(self, record: logging.LogRecord) -> None:
+        stderr.print(f"schemarouter {self.command}: warning: {record.getMessage()}", markup=False)
+
+
+@contextmanager
+def _warnings_on_stderr(command: str) -> Generator[None]:
+    """While the command runs, SchemaRouter's warnings (a rule naming no tool, ...) are printed
+    as `schemarouter COMMAND: warning: ...` and not passed on to the root logger."""
+    log = logging.getLogger("schemarouter")
+    handler, propagate = _WarningLine(command), log.propagate
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.propagate = propagate
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        outcome: Any = args.handler(args)
-        if inspect.iscoroutine(outcome):
-            outcome = asyncio.run(outcome)
+        with _warnings_on_stderr(args.command):
+            outcome: Any = args.handler(args)
+            if inspect.iscoroutine(outcome):
+                outcome = asyncio.run(outcome)
         return int(outcome or 0)
     except UserError as exc:
         stderr.print(f"schemarouter {args.command}: error: {exc}", markup=False)
