@@ -90,3 +90,30 @@ def test_a_zero_target_keeps_every_tuning_query_routed() -> None:
 def test_too_little_or_unlabelled_data_is_misuse(supported: list, unsupported: list) -> None:  # type: ignore[type-arg]
     with pytest.raises(UserError):
         calibrate(SchemaRouter(CATALOG), supported, unsupported)
+
+
+def test_a_label_naming_no_catalog_tool_is_misuse() -> None:
+    """A misspelt label would otherwise count as a routing miss and skew every number."""
+    labelled = [
+        *SUPPORTED,
+        ("weather in Oslo", ["get_wether_forecast"]),
+        ("a flight", ["other:search_flights"]),
+    ]
+    with pytest.raises(UserError, match=r"no tool or route of the catalog: 'get_wether_forecast', 'other:"):
+        calibrate(SchemaRouter(CATALOG), labelled, UNSUPPORTED, k=3)
+
+
+def test_a_target_the_gate_alone_misses_is_reported_as_not_met() -> None:
+    # requests that share no word with their tool: the gate refuses them whatever the threshold
+    unreachable = [
+        ("is it going to be chilly in Oslo", ["get_weather_forecast"]),
+        ("how many yen is a pound", ["convert_currency"]),
+        ("ping Ada about lunch", ["send_email"]),
+        ("what do we still owe ACME", ["list_invoices"]),
+    ] * 2
+    report = calibrate(SchemaRouter(CATALOG), [*SUPPORTED, *unreachable], UNSUPPORTED, k=3, seed=1)
+    assert report.tuning_over_rejection > report.target_over_rejection
+    assert not report.target_met
+    assert report.threshold == 0.0
+    assert report.to_dict()["target_met"] is False
+    assert calibrate(SchemaRouter(CATALOG), SUPPORTED, UNSUPPORTED, k=3, seed=1).target_met

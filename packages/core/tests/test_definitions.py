@@ -276,3 +276,36 @@ def test_route_warns_when_a_rule_names_no_tool(tmp_path: Path, capsys: pytest.Ca
     captured = capsys.readouterr()
     assert "schemarouter route: warning: blocked names 'get_wether', which match no tool" in captured.err
     assert "tools:get_weather" in captured.out  # the typo hid nothing
+
+
+def test_calibrate_says_when_the_target_cannot_be_reached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(
+        json.dumps(
+            [
+                SHAPES["openai_chat"][0],
+                {"name": "send_email", "description": "Send an email.", "input_schema": SCHEMA},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    labelled = tmp_path / "labelled.json"
+    supported = [{"query": "weather in Lisbon", "tools": ["get_weather"]}] * 2
+    supported += [{"query": "is it chilly in Oslo", "tools": ["get_weather"]}] * 4  # no shared word
+    labelled.write_text(
+        json.dumps({"supported": supported, "unsupported": ["tell me a joke", "who wrote Hamlet"]}),
+        encoding="utf-8",
+    )
+    assert main(["calibrate", "--tools", str(tools), str(labelled)]) == 0
+    assert "target not reachable" in capsys.readouterr().out
+    bad = tmp_path / "typo.json"
+    bad.write_text(
+        json.dumps(
+            {"supported": [{"query": "weather", "tools": ["get_wether"]}] * 2, "unsupported": ["a", "b"]}
+        ),
+        encoding="utf-8",
+    )
+    assert main(["calibrate", "--tools", str(tools), str(bad)]) == 2
+    assert "'get_wether'" in capsys.readouterr().err

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._catalog import Catalog
 from ._results import Retrieval
 from .errors import UserError, require_k
 
@@ -26,6 +27,9 @@ _SEARCH_DEPTH = 4
 
 
 class _Retriever(Protocol):
+    @property
+    def catalog(self) -> Catalog: ...
+
     def retrieve(
         self,
         query: str,
@@ -63,6 +67,8 @@ class CalibrationReport:
     heldout_supported: int
     heldout_unsupported: int
     tuning_over_rejection: float
+    """Over-rejection at `threshold` on the half it was chosen on; above the target when the
+    gate alone already refuses more supported queries than the target allows (see `target_met`)."""
     over_rejection: float
     """Held-out over-rejection at `threshold`."""
     false_acceptance: float
@@ -79,8 +85,15 @@ class CalibrationReport:
         """The calibrated policy: `Visibility(router, k=..., abstention=report.policy)`."""
         return RetrievalAbstentionPolicy(min_score=self.threshold)
 
+    @property
+    def target_met(self) -> bool:
+        """Did the threshold keep over-rejection within the target on the tuning half? When not,
+        no threshold could: the gate alone refuses too many supported queries, and the
+        threshold is 0 (the gate's own decision)."""
+        return self.tuning_over_rejection <= self.target_over_rejection
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "target_met": self.target_met}
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +171,14 @@ def calibrate(
         raise UserError("calibration needs at least 2 supported and 2 unsupported queries")
     if any(not gold for _, gold in labelled):
         raise UserError("every supported query needs at least one gold route or tool name")
+    catalog = router.catalog
+    known = {cap.name for cap in catalog} | set(catalog.routes)
+    unknown = sorted({name for _, gold in labelled for name in gold} - known)
+    if unknown:
+        shown = ", ".join(map(repr, unknown[:5])) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
+        raise UserError(f"gold labels name no tool or route of the catalog: {shown}")
     rng = random.Random(seed)
     tune_pos, held_pos = _halves([_score(router, q, g, k) for q, g in labelled], rng)
     tune_neg, held_neg = _halves([_score(router, q, frozenset(), k) for q in negatives], rng)

@@ -19,6 +19,18 @@ from ._common import add_semantic_argument, add_source_arguments, emit_json, loa
 
 __all__ = ["load_labelled", "register"]
 
+_FORMAT = """the labelled file (JSON):
+  {
+    "supported": [
+      {"query": "convert 20 euros to yen", "tools": ["convert_currency"]},
+      {"query": "email the report to Ada", "tools": ["send_email"]}
+    ],
+    "unsupported": ["tell me a joke", "who wrote Hamlet"]
+  }
+"tools" lists the tool names (or source:name routes) that answer the query; every one must
+be in the catalog. At least 2 supported and 2 unsupported queries; a few hundred give a
+threshold worth using."""
+
 
 def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
     """Read a labelled-queries file; raises `UserError` with the reason when it is malformed."""
@@ -57,6 +69,13 @@ def _print(report: CalibrationReport) -> None:
         f"threshold (min_score) = {report.threshold:.4f}  chosen on {report.tuning_supported} supported / "
         f"{report.tuning_unsupported} unsupported queries for <= {report.target_over_rejection:.0%} over-rejection"
     )
+    if not report.target_met:
+        stdout.print(
+            f"[yellow]target not reachable:[/] the no-route gate alone refuses "
+            f"{report.tuning_over_rejection:.1%} of the tuning half's supported queries, so no threshold "
+            "keeps over-rejection within the target; min_score 0 keeps the gate's own decision",
+            markup=True,
+        )
     stdout.print(
         f"held-out ({report.heldout_supported} / {report.heldout_unsupported}): "
         f"over-rejection {report.over_rejection:.1%}, false acceptance {report.false_acceptance:.1%}, "
@@ -100,7 +119,12 @@ async def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "calibrate", help="choose the abstention threshold from labelled queries and report its trade-off"
+        "calibrate",
+        help="choose the abstention threshold from labelled queries and report its trade-off",
+        description="Choose the abstention threshold (min_score) on half of the labelled queries and "
+        "report what it does on the other half.",
+        epilog=_FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source_arguments(parser)
     parser.add_argument("labelled", help="JSON file of supported (query + tools) and unsupported queries")
