@@ -70,6 +70,20 @@ SHAPES: dict[str, tuple[dict[str, Any], ToolSpec]] = {
         },
         ToolSpec("get_weather", "Weather for a city.", SCHEMA, output_schema=OUTPUT),
     ),
+    "bedrock": (
+        {
+            "toolSpec": {
+                "name": "get_weather",
+                "description": "Weather for a city.",
+                "inputSchema": {"json": SCHEMA},
+            }
+        },
+        WANT,
+    ),
+    "gemini_json_schema": (
+        {"name": "get_weather", "description": "Weather for a city.", "parametersJsonSchema": SCHEMA},
+        WANT,
+    ),
     "no_schema": ({"type": "function", "function": {"name": "ping"}}, ToolSpec("ping")),
 }
 
@@ -88,11 +102,19 @@ REFUSED: dict[str, tuple[object, str]] = {
         {"type": "web_search", "name": "search"},
         "tool type 'web_search' is not a function tool",
     ),
-    "not_an_object": (["get_weather"], "a tool definition is a JSON object, not list"),
-    "function_not_an_object": ({"type": "function", "function": "get_weather"}, "'function' is str"),
+    "not_an_object": (["get_weather"], "a tool definition must be a JSON object, not list"),
+    "function_not_an_object": (
+        {"type": "function", "function": "get_weather"},
+        "'function' must be a JSON object, not str",
+    ),
     "two_input_schemas": (
         {"name": "twice", "parameters": SCHEMA, "input_schema": SCHEMA},
         "gives its input schema twice ('parameters' and 'input_schema')",
+    ),
+    "no_name": ({"tool": {"name": "get_weather"}}, "the definition has no 'name' (its keys: 'tool')"),
+    "gemini_with_other_tools": (
+        {"functionDeclarations": [SHAPES["plain_function"][0]], "googleSearch": {}},
+        "a Gemini tool entry with other tool types too ('googleSearch')",
     ),
     "two_output_schemas": (
         {"name": "twice", "outputSchema": OUTPUT, "output_schema": OUTPUT},
@@ -309,3 +331,27 @@ def test_calibrate_says_when_the_target_cannot_be_reached(
     )
     assert main(["calibrate", "--tools", str(tools), str(bad)]) == 2
     assert "'get_wether'" in capsys.readouterr().err
+
+
+def test_a_gemini_declaration_list_is_spread_into_its_tools() -> None:
+    email = {"name": "send_email", "description": "Send an email.", "parameters": SCHEMA}
+    gemini = {"functionDeclarations": [SHAPES["plain_function"][0], email]}
+    with pytest.raises(SchemaError, match="holds several tools"):
+        ToolSpec.from_definition(gemini)
+    catalog = Catalog.from_definitions(
+        "g", [gemini, {"function_declarations": [SHAPES["no_schema"][0]["function"]]}]
+    )
+    assert [c.name for c in catalog] == ["get_weather", "send_email", "ping"]
+    # Gemini's OpenAPI-style upper-case types are not JSON Schema: skipped, with the reason
+    typed = {"name": "upper", "parameters": {"type": "OBJECT", "properties": {}}}
+    (skipped,) = Catalog.from_definitions("g", [{"functionDeclarations": [typed]}]).skipped
+    assert (skipped.name, skipped.reason) == ("upper", "invalid_schema")
+
+
+def test_a_saved_json_rpc_answer_to_tools_list_loads(tmp_path: Path) -> None:
+    answer = tmp_path / "answer.json"
+    tools = [SHAPES["mcp"][0]]
+    answer.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}), encoding="utf-8")
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps({"tools": tools}), encoding="utf-8")
+    assert Catalog.from_file(answer, "srv").version == Catalog.from_file(bare, "srv").version

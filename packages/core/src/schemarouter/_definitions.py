@@ -1,16 +1,20 @@
 """Tool definitions written as JSON, in the formats tool lists are commonly published in.
 
-Recognised shapes (one tool each):
+Recognised shapes (one tool each, except Gemini's lists):
 
 - OpenAI Chat Completions: `{"type": "function", "function": {"name", "description", "parameters"}}`;
 - OpenAI Responses, and the plain function shape many datasets use: `{"name", "description",
   "parameters"}` (with or without `"type": "function"`);
 - Anthropic: `{"name", "description", "input_schema"}`;
 - MCP `tools/list` entries: `{"name", "title", "description", "inputSchema", "outputSchema",
-  "annotations"}` (the Python SDK's snake_case names too).
+  "annotations"}` (the Python SDK's snake_case names too);
+- Amazon Bedrock Converse: `{"toolSpec": {"name", "description", "inputSchema": {"json": ...}}}`;
+- Google Gemini: `{"functionDeclarations": [{"name", "description", "parameters"}, ...]}`, one
+  entry per function (`parametersJsonSchema` is read as the input schema too).
 
 Anything else is refused with the reason, never guessed at: a definition of another tool type
-(`"type": "web_search"`), one that is not a JSON object, or one that names two input schemas.
+(`"type": "web_search"`), one with no `name`, one that is not a JSON object, or one that names
+two input schemas.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from .errors import SchemaError, UserError
 
 __all__ = ["catalog_from_definitions", "catalog_from_file", "spec_from_definition"]
 
-_INPUT_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")
+_INPUT_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parametersJsonSchema")
+_GEMINI_LISTS = ("functionDeclarations", "function_declarations")
 _OUTPUT_SCHEMA_KEYS = ("outputSchema", "output_schema")
 
 
@@ -37,30 +42,58 @@ def _one_of(definition: Mapping[str, Any], keys: tuple[str, ...], what: str) -> 
     return definition[present[0]] if present else None
 
 
+def _object(value: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise SchemaError(f"{what} must be a JSON object, not {type(value).__name__}")
+    return cast("Mapping[str, Any]", value)
+
+
 def spec_from_definition(definition: object) -> ToolSpec:
     """The spec of one tool definition in a recognised JSON shape (see the module docstring).
 
     Raises `SchemaError` when the definition has none of those shapes. The name, description
     and schemas are taken as given; the catalog checks them when the spec is loaded.
     """
-    if not isinstance(definition, Mapping):
-        raise SchemaError(f"a tool definition is a JSON object, not {type(definition).__name__}")
-    outer = cast("Mapping[str, Any]", definition)
+    outer = _object(definition, "a tool definition")
     kind = outer.get("type")
     if kind is not None and kind != "function":
         raise SchemaError(f"tool type {kind!r} is not a function tool")
-    body: Any = outer.get("function", outer)
-    if not isinstance(body, Mapping):
-        raise SchemaError(f"'function' is {type(body).__name__}, not a JSON object")
-    tool = cast("Mapping[str, Any]", body)
+    if any(key in outer for key in _GEMINI_LISTS):
+        others = [key for key in outer if key not in _GEMINI_LISTS]
+        if others:
+            raise SchemaError(
+                f"a Gemini tool entry with other tool types too ({', '.join(map(repr, others))})"
+            )
+        raise SchemaError(
+            "a Gemini 'functionDeclarations' list holds several tools: read it with Catalog.from_definitions"
+        )
+    wrapper = "function" if "function" in outer else "toolSpec" if "toolSpec" in outer else None
+    tool = _object(outer[wrapper], repr(wrapper)) if wrapper else outer
+    if "name" not in tool:
+        keys = ", ".join(map(repr, list(tool)[:6])) or "none"
+        raise SchemaError(f"the definition has no 'name' (its keys: {keys})")
+    schema = _one_of(tool, _INPUT_SCHEMA_KEYS, "input schema")
+    if wrapper == "toolSpec" and isinstance(schema, Mapping) and "json" in schema:
+        schema = cast("Mapping[str, Any]", schema)["json"]  # Bedrock wraps the JSON Schema
     return ToolSpec(
         name=tool.get("name"),
         description=tool.get("description"),
-        input_schema=_one_of(tool, _INPUT_SCHEMA_KEYS, "input schema"),
+        input_schema=schema,
         title=tool.get("title"),
         output_schema=_one_of(tool, _OUTPUT_SCHEMA_KEYS, "output schema"),
         annotations=tool.get("annotations"),
     )
+
+
+def _definitions(definition: object) -> list[object]:
+    """The single-tool definitions in one entry of a list: Gemini's lists are spread out."""
+    if isinstance(definition, Mapping):
+        outer = cast("Mapping[str, Any]", definition)
+        for key in _GEMINI_LISTS:
+            declared = outer.get(key)
+            if isinstance(declared, list) and set(outer) <= {*_GEMINI_LISTS}:
+                return list(cast("list[object]", declared))
+    return [definition]
 
 
 def _name_of(definition: object) -> str:
@@ -68,7 +101,7 @@ def _name_of(definition: object) -> str:
     if not isinstance(definition, Mapping):
         return ""
     outer = cast("Mapping[str, Any]", definition)
-    inner = outer.get("function")
+    inner = outer.get("function", outer.get("toolSpec"))
     name = (cast("Mapping[str, Any]", inner) if isinstance(inner, Mapping) else outer).get("name")
     return name if isinstance(name, str) else ""
 
@@ -81,7 +114,8 @@ def catalog_from_definitions(
     bad tools are then skipped as `Catalog.from_specs` skips them."""
     specs: list[ToolSpec] = []
     refused: list[SkippedTool] = []
-    for position, definition in enumerate(definitions):
+    spread = (single for entry in definitions for single in _definitions(entry))
+    for position, definition in enumerate(spread):
         try:
             specs.append(spec_from_definition(definition))
         except SchemaError as exc:
@@ -104,8 +138,9 @@ def catalog_from_file(
         raise UserError(f"cannot read tool definitions from {file}: {exc.strerror or exc}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{file} is not a JSON file: {exc}") from exc
-    if isinstance(data, Mapping) and "tools" in data:
-        data = cast("Mapping[str, Any]", data)["tools"]
+    for key in ("result", "tools"):  # a saved JSON-RPC answer to tools/list, or its result
+        if isinstance(data, Mapping) and key in data:
+            data = cast("Mapping[str, Any]", data)[key]
     if not isinstance(data, list):
         raise UserError(
             f"{file} must hold a JSON array of tool definitions, or an object with a 'tools' array"

@@ -38,7 +38,8 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE",
-        help="a JSON file of tool definitions (OpenAI, Anthropic or MCP format; routing only, nothing runs)",
+        help="a JSON file of tool definitions (OpenAI, Anthropic, Bedrock, Gemini or MCP format; "
+        "routing only, nothing runs)",
     )
     group.add_argument(
         "--name",
