@@ -68,6 +68,15 @@ class NoGuardrailDriver(ReferenceDriver):
         return FakeAgent(tools, scenario.visibility, approval_required=scenario.approval_required)
 
 
+class BorrowingDriver(ReferenceDriver):
+    """Validates another adapter and hands in its report."""
+
+    name = "borrower"
+
+    async def validate(self, workdir):
+        return await ReferenceDriver().validate(workdir)
+
+
 class _OverHttp(AdapterConformanceSuite):
     transports: ClassVar[tuple[str, ...]] = ("http",)
 '''
@@ -98,6 +107,7 @@ def test_leaking_hidden_tools_fails_the_visibility_tests(inner_run: Any) -> None
         "test_blocked_wins_over_allowed",
         "test_static_rules_match_whole_names",
     ]
+    failing.append("test_evidence_report_is_complete")
     passing = ["test_approval_kept_for_routed_tool", "test_discovery_and_filtering_run_no_tool"]
     reports = _run(inner_run, "LeakyDriver", failing + passing)
     assert _outcomes(reports) == {**dict.fromkeys(failing, "failed"), **dict.fromkeys(passing, "passed")}
@@ -106,6 +116,14 @@ def test_leaking_hidden_tools_fails_the_visibility_tests(inner_run: Any) -> None
     assert "(no route) was offered" in text
     assert "calls to hidden tools were not refused" in text
     assert "a raising router still exposed" in text
+    assert "unsupported-query rejection is 0.0, expected 1.0" in text  # its own report says so
+
+
+def test_handing_in_another_adapters_report_fails_the_evidence_test(inner_run: Any) -> None:
+    reports = _run(inner_run, "BorrowingDriver", ["test_evidence_report_is_complete"])
+    assert _outcomes(reports) == {"test_evidence_report_is_complete": "failed"}
+    assert "the report is for adapter 'reference'" in _failure_text(reports)
+    assert "not for this driver 'borrower'" in _failure_text(reports)
 
 
 def test_running_hidden_calls_fails_the_call_time_test(inner_run: Any) -> None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ._harness import ConformanceRun, FixtureEndpoint
     from ._reference import ReferenceAgent, ReferenceDriver
     from ._servers import free_port, http_fixture_server
+    from ._validation import validate_driver
     from .errors import ConformanceSetupError, FixtureServerError
     from .suite import AdapterConformanceSuite
 
@@ -49,6 +50,7 @@ _LAZY: dict[str, str] = {
     "ReferenceDriver": "._reference",
     "free_port": "._servers",
     "http_fixture_server": "._servers",
+    "validate_driver": "._validation",
     "ConformanceSetupError": ".errors",
     "FixtureServerError": ".errors",
     "AdapterConformanceSuite": ".suite",
@@ -88,5 +90,6 @@ __all__ = [
     "known_failure",
     "read_call_log",
     "stdio_command",
+    "validate_driver",
 ]
 __all__ += _driver.__all__

@@ -174,11 +174,16 @@ class BoundaryTests:
 
     # 11 ---------------------------------------------------------------------------------------
     def test_evidence_report_is_complete(self, conformance_driver: AdapterDriver, tmp_path: Path) -> None:
-        """Proves: the adapter's validation writes an evidence report with every field, zero
-        tool-body calls, and approvals and guardrails preserved where the driver claims them.
+        """Proves: the adapter's validation writes an evidence report of its own (its `adapter`
+        is the driver's `name` or `schemarouter-<name>`, or its `framework` is the `name`) with
+        every field, every required tool routed, every unsupported request refused, every
+        offered schema the server's own, zero tool-body calls, and approvals and guardrails
+        preserved where the driver claims them.
 
-        Fix a failure: build the report with `schemarouter.EvidenceReport` and `write()` it;
-        count the fixture's call log for `tool_body_calls`.
+        Fix a failure: run your adapter's own validation, e.g.
+        `schemarouter_conformance.validate_driver(self, workdir)`, or build the report with
+        `schemarouter.EvidenceReport` and `write()` it; count the fixture's call log for
+        `tool_body_calls`.
         """
         driver = conformance_driver
 
@@ -192,6 +197,23 @@ class BoundaryTests:
         problems: list[str] = []
         if missing := missing_evidence_fields(data):
             problems.append(f"evidence fields missing: {missing}")
+        name = driver.name
+        if data.get("adapter") not in (name, f"schemarouter-{name}") and data.get("framework") != name:
+            problems.append(
+                f"the report is for adapter {data.get('adapter')!r} (framework {data.get('framework')!r}), "
+                f"not for this driver {name!r}: validate must run this adapter's own validation"
+            )
+        for field, what in (
+            ("required_tool_recall", "required-tool recall"),
+            ("unsupported_query_rejection", "unsupported-query rejection"),
+        ):
+            if data.get(field) != 1.0:
+                problems.append(f"{what} is {data.get(field)}, expected 1.0")
+        if data.get("schema_fidelity_identical") != data.get("schema_fidelity_checked"):
+            problems.append(
+                f"offered schemas differ from the server's: {data.get('schema_fidelity_identical')} of "
+                f"{data.get('schema_fidelity_checked')} identical"
+            )
         if data.get("tool_body_calls") != 0:
             problems.append(f"validation ran tool bodies: tool_body_calls = {data.get('tool_body_calls')}")
         flags = {

@@ -222,7 +222,7 @@ class ReferenceDriver:
         supported = [c for c in cases if c.kind == "supported"]
         unsupported = [c for c in cases if c.kind == "unsupported"]
         report = EvidenceReport(
-            adapter="reference",
+            adapter=self.name,
             framework="schemarouter.testing",
             framework_version=schemarouter.__version__,
             schemarouter_version=schemarouter.__version__,
@@ -242,4 +242,4 @@ class ReferenceDriver:
             tool_body_calls=len(read_call_log(call_log)),
             cases=tuple(cases),
         )
-        return report.write(workdir / "artifacts" / "external-validation-reference.json")
+        return report.write(workdir / "artifacts" / f"external-validation-{self.name}.json")

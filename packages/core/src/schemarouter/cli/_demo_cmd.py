@@ -29,6 +29,14 @@ ENTRY_POINT_GROUP = "schemarouter.adapters"
 Runner = Callable[..., Awaitable[EvidenceReport]]
 
 
+BUNDLED_ADAPTERS = {
+    "langchain": "schemarouter-langchain",
+    "openai-agents": "schemarouter-openai-agents",
+    "pydantic-ai": "schemarouter-pydantic-ai",
+}
+"""Entry-point name -> distribution of the adapters this project ships."""
+
+
 def installed_adapters() -> dict[str, Runner]:
     found: dict[str, Runner] = {}
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
@@ -117,6 +125,10 @@ async def run_all(
             "no adapter installed: pip install schemarouter-openai-agents, schemarouter-pydantic-ai "
             "or schemarouter-langchain"
         )
+    if not only:
+        for name, dist in BUNDLED_ADAPTERS.items():
+            if name not in adapters:
+                stderr.print(f"[yellow]skipped[/] {name}: not installed (pip install {dist})")
     reports: dict[str, EvidenceReport] = {}
     for name, runner in adapters.items():
         started = time.perf_counter()
