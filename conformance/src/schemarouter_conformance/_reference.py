@@ -8,7 +8,6 @@ own hooks. The suite's self-test runs against it; it is also a template for new 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -20,13 +19,8 @@ from mcp import Client
 import schemarouter
 from schemarouter import (
     AllowSetProvider,
-    EvidenceCase,
-    EvidenceReport,
-    LatencySummary,
     McpSource,
-    SchemaRouter,
     ToolExecutionError,
-    Visibility,
     canonical_json,
 )
 from schemarouter.testing import FakeAgent, FakeRunResult, FakeTool, ScriptedCall
@@ -40,8 +34,7 @@ from ._driver import (
     RunRequest,
     Scenario,
 )
-from ._fixture import DESTRUCTIVE_TOOLS, read_call_log, stdio_command
-from ._scenarios import GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, UNSUPPORTED_QUERIES
+from ._validation import validate_driver
 
 __all__ = ["ReferenceAgent", "ReferenceDriver"]
 
@@ -167,79 +160,10 @@ class ReferenceDriver:
 
     async def validate(self, workdir: Path) -> Path:
         """Validate against a fresh stdio fixture server; write the evidence report into `workdir`."""
-        call_log = workdir / "validation-calls.jsonl"
-        command, args = stdio_command(call_log)
-        router = await SchemaRouter.from_stdio(command, args, name="fixture")
-        visibility = Visibility(router, k=3)
-        source = FixtureSource("stdio", call_log, command=command, args=tuple(args))
-        scenario = Scenario(source, visibility, approval_required=frozenset(DESTRUCTIVE_TOOLS))
-        catalog = {cap.name: cap for cap in router.catalog}
-        cases: list[EvidenceCase] = []
-        latencies: list[float] = []
-        identical = checked = 0
-        built = await self.build(scenario)
-        try:
-            for query, required in [(c.query, c.required_tools) for c in SUPPORTED_CASES] + [
-                (q, ()) for q in UNSUPPORTED_QUERIES
-            ]:
-                started = time.perf_counter()
-                allow = visibility.allow_set(query)
-                latencies.append((time.perf_counter() - started) * 1000)
-                offered = await self.offered_tools(built, RunRequest(query))
-                for tool in offered.tools:
-                    checked += 1
-                    identical += canonical_json(tool.input_schema) == canonical_json(
-                        catalog[tool.name].input_schema
-                    )
-                size = sum(catalog[name].schema_bytes for name in offered.names)
-                passed = set(required) <= set(offered.names) if required else not offered.names
-                cases.append(
-                    EvidenceCase(
-                        query=query,
-                        kind="supported" if required else "unsupported",
-                        required_tools=tuple(required),
-                        allow_set=allow.names,
-                        offered_tools=offered.names,
-                        no_route=allow.no_route,
-                        offered_schema_bytes=size,
-                        routing_latency_ms=round(latencies[-1], 4),
-                        passed=passed,
-                    )
-                )
-            # Approval and input guardrail are checked by calls they must stop before any body runs.
-            destructive = next(c for c in SUPPORTED_CASES if c.required_tools[0] in DESTRUCTIVE_TOOLS)
-            gated = await self.call_tool(
-                built, RunRequest(destructive.query), destructive.required_tools[0], destructive.arguments
-            )
-            first = SUPPORTED_CASES[0]
-            tripping = {
-                key: GUARDRAIL_TRIP_VALUE if isinstance(v, str) else v for key, v in first.arguments.items()
-            }
-            tripped = await self.call_tool(built, RunRequest(first.query), first.required_tools[0], tripping)
-            output_guardrail_kept = built.agent.output_guardrail is not None
-        finally:
-            await self.close(built)
-        supported = [c for c in cases if c.kind == "supported"]
-        unsupported = [c for c in cases if c.kind == "unsupported"]
-        report = EvidenceReport(
-            adapter=self.name,
+        return await validate_driver(
+            self,
+            workdir,
             framework="schemarouter.testing",
             framework_version=schemarouter.__version__,
-            schemarouter_version=schemarouter.__version__,
-            discovered_tool_count=len(catalog),
-            shortlisted_tool_count_max=max(len(c.offered_tools) for c in cases),
-            full_schema_bytes=sum(cap.schema_bytes for cap in catalog.values()),
-            filtered_schema_bytes_mean=round(sum(c.offered_schema_bytes for c in cases) / len(cases), 2),
-            required_tool_recall=sum(c.passed for c in supported) / len(supported),
-            unsupported_query_rejection=sum(c.passed for c in unsupported) / len(unsupported),
-            shortlist_task_success=sum(c.passed for c in cases) / len(cases),
-            routing_latency=LatencySummary.of(latencies),
-            schema_fidelity_checked=checked,
-            schema_fidelity_identical=identical,
-            approval_preserved=gated.outcome == "awaiting_approval",
-            input_guardrail_preserved=tripped.outcome == "blocked_by_input_guardrail",
-            output_guardrail_preserved=output_guardrail_kept,
-            tool_body_calls=len(read_call_log(call_log)),
-            cases=tuple(cases),
+            output_guardrail_kept=lambda agent: agent.agent.output_guardrail is not None,
         )
-        return report.write(workdir / "artifacts" / f"external-validation-{self.name}.json")

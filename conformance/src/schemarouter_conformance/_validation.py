@@ -7,6 +7,7 @@ The shared validation requests run through the driver's `build`, `offered_tools`
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ async def validate_driver(
     adapter: str | None = None,
     framework: str | None = None,
     framework_version: str = "unknown",
+    output_guardrail_kept: Callable[[Any], bool] | None = None,
 ) -> Path:
     """Validate the adapter `driver` drives against a fresh stdio fixture server; write the
     evidence report into `workdir / "artifacts"` and return its path.
@@ -39,8 +41,10 @@ async def validate_driver(
     each offered schema is the server's own). The approval is checked by calling a destructive
     tool, the input guardrail by a call carrying the trip value: both must stop before any
     tool body runs, and `tool_body_calls` counts the fixture's call log. The output guardrail
-    cannot be seen without running a tool, so the report takes it from the driver's declared
-    capabilities; the suite's output-guardrail test runs a tool and checks it. Routing latency
+    cannot be seen without running a tool, so the report takes it from
+    `output_guardrail_kept(agent)` (the agent `build` returned) when given, else from the
+    driver's declared capabilities; the suite's output-guardrail test runs a tool and checks
+    it. Routing latency
     is the allow-set provider's (`RoutingTimer`), not the framework's hook. `adapter` and
     `framework` default to the driver's `name`.
     """
@@ -99,6 +103,9 @@ async def validate_driver(
         tripped = await _settle(
             driver.call_tool(built, RunRequest(first.query), first.required_tools[0], tripping)
         )
+        output_kept = (
+            output_guardrail_kept(built) if output_guardrail_kept else driver.capabilities.output_guardrails
+        )
     finally:
         await _settle(driver.close(built))
     supported = [c for c in cases if c.kind == "supported"]
@@ -120,7 +127,7 @@ async def validate_driver(
         schema_fidelity_identical=identical,
         approval_preserved=gated.outcome == "awaiting_approval",
         input_guardrail_preserved=tripped.outcome == "blocked_by_input_guardrail",
-        output_guardrail_preserved=driver.capabilities.output_guardrails,
+        output_guardrail_preserved=output_kept,
         tool_body_calls=len(read_call_log(call_log)),
         cases=tuple(cases),
     )

@@ -202,20 +202,19 @@ def test_an_mcp_listing_saved_to_a_file_is_the_catalog_the_server_gives(tmp_path
     assert read_call_log(log) == []
 
 
+EMAIL = {"name": "send_email", "description": "Send an email.", "input_schema": SCHEMA}
+
+
+def _tools_file(folder: Path, *definitions: object, name: str = "tools.json") -> Path:
+    path = folder / name
+    path.write_text(json.dumps(list(definitions)), encoding="utf-8")
+    return path
+
+
 def test_route_and_catalog_commands_read_definition_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tools = tmp_path / "tools.json"
-    tools.write_text(
-        json.dumps(
-            [
-                SHAPES["openai_chat"][0],
-                {"name": "send_email", "description": "Send an email.", "input_schema": SCHEMA},
-                {"type": "x"},
-            ]
-        ),
-        encoding="utf-8",
-    )
+    tools = _tools_file(tmp_path, SHAPES["openai_chat"][0], EMAIL, {"type": "x"})
     assert main(["route", "--tools", str(tools), "--name", "app", "--json", "weather in Lisbon"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["routes"] == ["app:get_weather"]
@@ -234,8 +233,7 @@ def test_definition_files_and_servers_route_together(
     log = tmp_path / "calls.jsonl"
     command, args = stdio_command(log)
     server = shlex.join([command, *args])
-    tools = tmp_path / "weather.json"
-    tools.write_text(json.dumps([SHAPES["openai_chat"][0]]), encoding="utf-8")
+    tools = _tools_file(tmp_path, SHAPES["openai_chat"][0], name="weather.json")
     argv = ["route", "--stdio", server, "--tools", str(tools), "--name", "fixture", "--name", "wx", "--json"]
     assert main([*argv, "-k", "5", "weather forecast in Lisbon"]) == 0
     assert "wx:get_weather" in json.loads(capsys.readouterr().out)["routes"]
@@ -255,16 +253,11 @@ def test_a_missing_definition_file_is_a_usage_error(
 
 def test_calibrate_runs_on_a_definition_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Your own tool list and labelled requests, no server: the offline evaluation loop."""
-    tools = tmp_path / "tools.json"
-    tools.write_text(
-        json.dumps(
-            [
-                SHAPES["openai_chat"][0],
-                {"name": "send_email", "description": "Send an email.", "input_schema": SCHEMA},
-                {"name": "convert_currency", "description": "Convert money.", "parameters": SCHEMA},
-            ]
-        ),
-        encoding="utf-8",
+    tools = _tools_file(
+        tmp_path,
+        SHAPES["openai_chat"][0],
+        EMAIL,
+        {"name": "convert_currency", "description": "Convert money.", "parameters": SCHEMA},
     )
     labelled = tmp_path / "labelled.json"
     supported = [
@@ -292,8 +285,7 @@ def test_calibrate_runs_on_a_definition_file(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_route_warns_when_a_rule_names_no_tool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    tools = tmp_path / "tools.json"
-    tools.write_text(json.dumps([SHAPES["openai_chat"][0]]), encoding="utf-8")
+    tools = _tools_file(tmp_path, SHAPES["openai_chat"][0])
     assert main(["route", "--tools", str(tools), "--block", "get_wether", "weather in Lisbon"]) == 0
     captured = capsys.readouterr()
     assert "schemarouter route: warning: blocked names 'get_wether', which match no tool" in captured.err
@@ -303,16 +295,7 @@ def test_route_warns_when_a_rule_names_no_tool(tmp_path: Path, capsys: pytest.Ca
 def test_calibrate_says_when_the_target_cannot_be_reached(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tools = tmp_path / "tools.json"
-    tools.write_text(
-        json.dumps(
-            [
-                SHAPES["openai_chat"][0],
-                {"name": "send_email", "description": "Send an email.", "input_schema": SCHEMA},
-            ]
-        ),
-        encoding="utf-8",
-    )
+    tools = _tools_file(tmp_path, SHAPES["openai_chat"][0], EMAIL)
     labelled = tmp_path / "labelled.json"
     supported = [{"query": "weather in Lisbon", "tools": ["get_weather"]}] * 2
     supported += [{"query": "is it chilly in Oslo", "tools": ["get_weather"]}] * 4  # no shared word
