@@ -60,3 +60,29 @@ async def test_readme_example_runs() -> None:
     assert "get_weather_forecast" in offered[0]
     tool_result = next(m for m in result["messages"] if isinstance(m, ToolMessage))
     assert tool_result.status == "success"
+
+
+def offline_example() -> str:
+    """The README's offline model block (the one that builds `ScriptedChatModel`)."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    return next(block for block in blocks if "ScriptedChatModel(" in block)
+
+
+async def test_readme_offline_model_reports_what_it_was_offered() -> None:
+    namespace: dict[str, Any] = {}
+    exec(compile(offline_example(), str(README), "exec"), namespace)
+    router = await SchemaRouter.from_stdio(
+        sys.executable, ["-m", "schemarouter_conformance.fixture_server"], name="fixture"
+    )
+    visibility = Visibility(router, k=3)
+    async with McpToolkit(router.sources["fixture"]) as toolkit:  # pyright: ignore[reportArgumentType]
+        agent = create_agent(
+            namespace["model"], tools=toolkit.tools, middleware=[LangChainRouter(visibility)]
+        )
+        for query in ("what is the weather forecast for Paris this week", "tell me a joke about cats"):
+            await agent.ainvoke({"messages": [{"role": "user", "content": query}]}, context={"query": query})
+    assert namespace["offered"] == [
+        visibility.allow_set("what is the weather forecast for Paris this week").names,
+        (),  # no route: the model is offered nothing
+    ]
+    assert "get_weather_forecast" in namespace["offered"][0]

@@ -86,3 +86,28 @@ async def test_readme_example_routes_all_three_kinds(fixture_catalog: Catalog) -
         exposed = await agent.get_mcp_tools(RunContextWrapper(context={"query": SUPPORTED_CASES[0].query}))
         assert exposed
         assert all(tool.needs_approval is True for tool in exposed)
+
+
+@pytest.mark.slow
+async def test_readme_offline_block_runs_as_written() -> None:
+    """The README's offline block (top-level `await` and all) reports what the model was offered."""
+    import ast
+    import sys
+
+    from agents.mcp import MCPServerStdio
+
+    from schemarouter_openai_agents import OpenAIAgentsRouter
+
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+    block = next(b for b in blocks if "ScriptedModel(" in b)
+    code = compile(block, str(README), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    cmd, args = sys.executable, ["-m", "schemarouter_conformance.fixture_server"]
+    router = await SchemaRouter.from_stdio(cmd, args, name="fixture")
+    visibility = Visibility(router, k=3)
+    routing = OpenAIAgentsRouter(visibility)
+    server = MCPServerStdio({"command": cmd, "args": args}, name="fixture", tool_filter=routing.tool_filter)
+    async with server:
+        for query in (SUPPORTED_CASES[0].query, UNSUPPORTED_QUERIES[0]):
+            namespace: dict[str, Any] = {"server": server, "query": query}
+            await eval(code, namespace)  # the README block, top-level await and all
+            assert sorted(namespace["offered"]) == sorted(visibility.allow_set(query).names), query
