@@ -6,7 +6,6 @@ The shared validation requests run through the driver's `build`, `offered_tools`
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,13 +15,10 @@ from schemarouter import EvidenceCase, EvidenceReport, RoutingTimer, SchemaRoute
 
 from ._driver import AdapterDriver, FixtureSource, RunRequest, Scenario
 from ._fixture import DESTRUCTIVE_TOOLS, read_call_log, stdio_command
+from ._harness import _settle  # pyright: ignore[reportPrivateUsage]
 from ._scenarios import GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, UNSUPPORTED_QUERIES
 
 __all__ = ["validate_driver"]
-
-
-async def _settle(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 async def validate_driver(

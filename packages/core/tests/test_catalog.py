@@ -114,3 +114,13 @@ def test_an_mcp_tool_converts_with_its_title_output_schema_and_set_hints_only() 
     bare = ToolSpec.from_mcp_tool(Tool(name="ping", input_schema={"type": "object"}))
     assert (bare.title, bare.output_schema, bare.annotations) == (None, None, None)
     assert [c.title for c in Catalog.from_specs("srv", [converted, bare])] == ["Delete rows", None]
+
+
+def test_unknown_lists_what_names_no_tool_or_route_sorted() -> None:
+    catalog = Catalog.from_specs("srv", [spec("read"), spec("write")])
+    assert catalog.unknown(["write", "srv:read", "wrte", "other:read", "read_all"]) == (
+        "other:read",
+        "read_all",
+        "wrte",
+    )
+    assert catalog.unknown([]) == ()

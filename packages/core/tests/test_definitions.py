@@ -326,6 +326,9 @@ def test_a_gemini_declaration_list_is_spread_into_its_tools() -> None:
     )
     assert [c.name for c in catalog] == ["get_weather", "send_email", "ping"]
     # Gemini's OpenAPI-style upper-case types are not JSON Schema: skipped, with the reason
+    # a refused declaration is reported by its place in the list: entry 1, declaration 0
+    refused = Catalog.from_definitions("g", [EMAIL, {"functionDeclarations": [["not", "a", "tool"]]}])
+    assert [s.detail.split(":")[0] for s in refused.skipped] == ["definition 1.0"]
     typed = {"name": "upper", "parameters": {"type": "OBJECT", "properties": {}}}
     (skipped,) = Catalog.from_definitions("g", [{"functionDeclarations": [typed]}]).skipped
     assert (skipped.name, skipped.reason) == ("upper", "invalid_schema")

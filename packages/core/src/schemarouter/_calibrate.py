@@ -171,9 +171,7 @@ def calibrate(
         raise UserError("calibration needs at least 2 supported and 2 unsupported queries")
     if any(not gold for _, gold in labelled):
         raise UserError("every supported query needs at least one gold route or tool name")
-    catalog = router.catalog
-    known = {cap.name for cap in catalog} | set(catalog.routes)
-    unknown = sorted({name for _, gold in labelled for name in gold} - known)
+    unknown = router.catalog.unknown(name for _, gold in labelled for name in gold)
     if unknown:
         shown = ", ".join(map(repr, unknown[:5])) + (
             f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""

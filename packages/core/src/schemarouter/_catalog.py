@@ -266,6 +266,12 @@ class Catalog:
     def lookup(self, source: str, name: str) -> Capability | None:
         return self._by_name.get((source, name))
 
+    def unknown(self, names_or_routes: Iterable[str]) -> tuple[str, ...]:
+        """Those of `names_or_routes` that are neither a tool name nor a route of this catalog,
+        sorted (a typo in a static rule or a calibration label, usually)."""
+        given = set(names_or_routes)
+        return tuple(sorted(given - {cap.name for cap in self} - set(self._by_route)))
+
     def by_name(self, name: str) -> tuple[Capability, ...]:
         """Every capability with this tool name, across sources."""
         return tuple(c for c in self._capabilities if c.name == name)

@@ -20,7 +20,7 @@ two input schemas.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -48,6 +48,12 @@ def _object(value: object, what: str) -> Mapping[str, Any]:
     return cast("Mapping[str, Any]", value)
 
 
+def _unwrap(outer: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
+    """The wrapper key (OpenAI Chat Completions' `function`, Bedrock's `toolSpec`) and the tool."""
+    wrapper = "function" if "function" in outer else "toolSpec" if "toolSpec" in outer else None
+    return wrapper, (_object(outer[wrapper], repr(wrapper)) if wrapper else outer)
+
+
 def spec_from_definition(definition: object) -> ToolSpec:
     """The spec of one tool definition in a recognised JSON shape (see the module docstring).
 
@@ -67,8 +73,7 @@ def spec_from_definition(definition: object) -> ToolSpec:
         raise SchemaError(
             "a Gemini 'functionDeclarations' list holds several tools: read it with Catalog.from_definitions"
         )
-    wrapper = "function" if "function" in outer else "toolSpec" if "toolSpec" in outer else None
-    tool = _object(outer[wrapper], repr(wrapper)) if wrapper else outer
+    wrapper, tool = _unwrap(outer)
     if "name" not in tool:
         keys = ", ".join(map(repr, list(tool)[:6])) or "none"
         raise SchemaError(f"the definition has no 'name' (its keys: {keys})")
@@ -85,24 +90,26 @@ def spec_from_definition(definition: object) -> ToolSpec:
     )
 
 
-def _definitions(definition: object) -> list[object]:
-    """The single-tool definitions in one entry of a list: Gemini's lists are spread out."""
-    if isinstance(definition, Mapping):
-        outer = cast("Mapping[str, Any]", definition)
-        for key in _GEMINI_LISTS:
-            declared = outer.get(key)
-            if isinstance(declared, list) and set(outer) <= {*_GEMINI_LISTS}:
-                return list(cast("list[object]", declared))
-    return [definition]
+def _single_tools(entries: Iterable[object]) -> Iterator[tuple[str, object]]:
+    """Each single-tool definition with its place: `3` for the fourth entry, `3.1` for the second
+    declaration of a Gemini list in it (Gemini's lists are spread into their tools)."""
+    for i, entry in enumerate(entries):
+        declared = None
+        if isinstance(entry, Mapping) and set(cast("Mapping[str, Any]", entry)) <= {*_GEMINI_LISTS}:
+            declared = next(iter(cast("Mapping[str, Any]", entry).values()), None)
+        if isinstance(declared, list):
+            for j, single in enumerate(cast("list[object]", declared)):
+                yield f"{i}.{j}", single
+        else:
+            yield str(i), entry
 
 
 def _name_of(definition: object) -> str:
     """The name a refused definition is reported under (empty when it has none)."""
-    if not isinstance(definition, Mapping):
+    try:
+        name = _unwrap(_object(definition, "a tool definition"))[1].get("name")
+    except SchemaError:
         return ""
-    outer = cast("Mapping[str, Any]", definition)
-    inner = outer.get("function", outer.get("toolSpec"))
-    name = (cast("Mapping[str, Any]", inner) if isinstance(inner, Mapping) else outer).get("name")
     return name if isinstance(name, str) else ""
 
 
@@ -114,12 +121,11 @@ def catalog_from_definitions(
     bad tools are then skipped as `Catalog.from_specs` skips them."""
     specs: list[ToolSpec] = []
     refused: list[SkippedTool] = []
-    spread = (single for entry in definitions for single in _definitions(entry))
-    for position, definition in enumerate(spread):
+    for place, definition in _single_tools(definitions):
         try:
             specs.append(spec_from_definition(definition))
         except SchemaError as exc:
-            detail = f"definition {position}: {exc}"
+            detail = f"definition {place}: {exc}"
             refused.append(SkippedTool(source, _name_of(definition), "invalid_definition", detail))
     catalog = Catalog.from_specs(source, specs, limits)
     return Catalog(catalog, (*refused, *catalog.skipped)) if refused else catalog

@@ -122,9 +122,8 @@ class Visibility:
             return rules
 
     def _unmatched(self, catalog: Catalog) -> dict[str, tuple[str, ...]]:
-        known = {cap.name for cap in catalog} | set(catalog.routes)
         given = {"blocked": self.blocked, "allowed": self.allowed, "always_visible": self.always_visible}
-        unmatched = {rule: tuple(sorted(set(names) - known)) for rule, names in given.items() if names}
+        unmatched = {rule: catalog.unknown(names) for rule, names in given.items() if names}
         return {rule: names for rule, names in unmatched.items() if names}
 
     def unmatched_rules(self) -> Mapping[str, tuple[str, ...]]:
