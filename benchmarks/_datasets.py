@@ -9,7 +9,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import random
 import re
+import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +31,7 @@ __all__ = [
     "metatool_multi_tool",
     "metatool_single_tool",
     "metatool_task1",
+    "with_typo",
 ]
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -215,3 +218,35 @@ class MultiToolTally:
             "recall@5": self.recall5 / n,
             "recall@10": self.recall10 / n,
         }
+
+
+_TYPO_WORD = re.compile(r"[A-Za-z]{5,}")
+
+
+def with_typo(query: str) -> str:
+    """`query` with one typing slip in one of its words of five or more letters: a letter left
+    out, added or replaced, or two neighbouring letters swapped, at any position (the first
+    letter included). Word, slip and position are drawn from a generator seeded by the query's
+    hash, so a query always gets the same typo. A query with no such word is returned as is.
+    """
+    words = list(_TYPO_WORD.finditer(query))
+    if not words:
+        return query
+    rng = random.Random(hashlib.sha256(query.encode("utf-8")).digest())
+    chosen = rng.choice(words)
+    word = chosen.group()
+    at = rng.randrange(len(word))
+    slip = rng.choice(("omit", "add", "replace", "swap"))
+    letter = rng.choice([c for c in string.ascii_lowercase if c != word[at].lower()])
+    if slip == "omit":
+        typo = word[:at] + word[at + 1 :]
+    elif slip == "add":
+        typo = word[:at] + letter + word[at:]
+    elif slip == "replace":
+        typo = word[:at] + letter + word[at + 1 :]
+    else:
+        at = min(at, len(word) - 2)
+        typo = word[:at] + word[at + 1] + word[at] + word[at + 2 :]
+        if typo == word:  # two equal letters: swapping them is no slip
+            typo = word[:at] + word[at + 1 :]
+    return query[: chosen.start()] + typo + query[chosen.end() :]

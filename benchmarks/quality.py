@@ -12,7 +12,9 @@ Prints, for the default lexical router:
 - LiveMCPBench: recall of each task's gold tool set in the top 5 / 10 over 526 real MCP tools;
 - MetaTool multi-tool queries (two gold tools each, same 199 tools): share with both gold tools
   in the top 5, with at least one, mean per-query recall@5 / @10, and the share with both gold
-  tools inside the gated k=5 allow-set.
+  tools inside the gated k=5 allow-set;
+- misspelt requests: the same MetaTool, LiveMCPBench and Task1 queries with one synthetic typo
+  each (`_datasets.with_typo`), routed with and without typo correction.
 
 Parameters were tuned on the dev half only; the default reports the held-out half. The
 multi-tool set was never used for tuning, so it is always reported in full (all 497 queries,
@@ -43,10 +45,11 @@ from _datasets import (
     metatool_multi_tool,
     metatool_single_tool,
     metatool_task1,
+    with_typo,
 )
 
 from schemarouter import Retrieval, SchemaRouter
-from schemarouter._index import LexicalIndex
+from schemarouter._index import IndexSettings, LexicalIndex
 from schemarouter._no_route import GateSettings, gate
 
 RANKING_ONLY = GateSettings(identifier_floor=0.0, evidence_floor=0.0)
@@ -160,6 +163,40 @@ def abstention(router: SchemaRouter, split: Split) -> dict[str, float]:
     }
 
 
+def typo_metrics(
+    meta: SchemaRouter,
+    live: SchemaRouter,
+    single: Sequence[LabelledQuery],
+    live_queries: Sequence[LabelledQuery],
+    split: Split,
+) -> dict[str, dict[str, float]]:
+    """Recall@5 (MetaTool, LiveMCPBench) and the gate's Task1 decisions for clean requests, for
+    requests with one typo each routed without typo correction, and with it (the default)."""
+    task1 = metatool_task1("dev" if split == "dev" else split)
+    uncorrected = IndexSettings(typo_quality=0.0)
+    out: dict[str, dict[str, float]] = {}
+    for label, change, settings in (
+        ("clean", False, None),
+        ("typo_uncorrected", True, uncorrected),
+        ("typo_corrected", True, None),
+    ):
+
+        def queries(items: Sequence[LabelledQuery], change: bool = change) -> list[LabelledQuery]:
+            return [LabelledQuery(with_typo(q.query), q.gold) if change else q for q in items]
+
+        meta_index = LexicalIndex(meta.catalog, settings)
+        live_index = LexicalIndex(live.catalog, settings)
+        pos = [gate(meta_index, q.query, 5).no_route for q in queries(task1) if q.gold]
+        neg = [gate(meta_index, q.query, 5).no_route for q in queries(task1) if not q.gold]
+        out[label] = {
+            "metatool_recall@5": ranking_metrics(meta_index, queries(single), (5,))["recall@5"],
+            "livemcpbench_recall@5": ranking_metrics(live_index, queries(live_queries), (5,))["recall@5"],
+            "task1_gate_over_rejection": sum(pos) / len(pos),
+            "task1_gate_rejection_of_no_tool": sum(neg) / len(neg),
+        }
+    return out
+
+
 def run(split: Split) -> dict[str, Any]:
     started = time.perf_counter()
     meta_router = SchemaRouter(metatool_catalog())
@@ -182,6 +219,7 @@ def run(split: Split) -> dict[str, Any]:
             "tools": len(meta_router.catalog),
             **multi_tool_metrics(meta_router, multi),
         },
+        "misspelt": typo_metrics(meta_router, live_router, single, live_queries, split),
         "seconds": time.perf_counter() - started,
         "versions": versions(),
     }
@@ -230,6 +268,22 @@ def print_table(result: dict[str, Any]) -> None:
     )
     print(f"  both gold tools inside the gated k=5 allow-set: {multi['routed_all_gold@5']:.3f}", end="")
     print(f"   (mean share {multi['routed_recall@5']:.3f})")
+    print()
+    typo = result["misspelt"]
+    print("Misspelt requests: one typo per request (a letter left out, added or replaced, or two")
+    print("swapped, anywhere in one word of 5+ letters; the same typo on every run)")
+    print("                                        clean   typo, uncorrected   typo, corrected")
+    rows = (
+        ("MetaTool recall@5", "metatool_recall@5"),
+        ("LiveMCPBench recall@5", "livemcpbench_recall@5"),
+        ("Task1 gate alone: over-rejection", "task1_gate_over_rejection"),
+        ("Task1 gate alone: no-tool refused", "task1_gate_rejection_of_no_tool"),
+    )
+    for label, key in rows:
+        clean, uncorrected, corrected = (
+            typo[c][key] for c in ("clean", "typo_uncorrected", "typo_corrected")
+        )
+        print(f"  {label:<36}  {clean:.3f}   {uncorrected:.3f}               {corrected:.3f}")
     print()
     print(
         f"ran in {result['seconds']:.1f} s; versions: "

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Mapping
 from typing import cast
 
-__all__ = ["specificity"]
+__all__ = ["english_count", "specificity"]
 
 _COMMON_LOG10 = 7.0
 """A word seen 10 million times in the list is as common as it gets (specificity 0)."""
@@ -47,3 +47,9 @@ def specificity(word: str) -> float:
         return 1.0
     position = (math.log10(count + 1) - _RARE_LOG10) / (_COMMON_LOG10 - _RARE_LOG10)
     return 1.0 - min(1.0, max(0.0, position))
+
+
+def english_count(word: str) -> int:
+    """How often `word` (lower case) occurs in the everyday-English list; 0 when it is not there."""
+    frequencies = _frequencies if _frequencies is not None else _load()
+    return frequencies.get(word, 0)

@@ -23,7 +23,7 @@ from ._abbreviations import ABBREVIATIONS
 from ._abstention import RetrievalAbstentionPolicy
 from ._capability import Capability
 from ._catalog import Catalog
-from ._commonness import specificity
+from ._commonness import english_count, specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
 from ._memo import remember
 from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, postings_of
@@ -31,6 +31,7 @@ from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
 from ._text import text_tokens
+from ._typo import Corrector
 
 __all__ = [
     "EvidenceVector",
@@ -122,6 +123,9 @@ class IndexSettings:
     compound_min_specificity: float = 1.0
     """A query word is split into run-together parts only when at least this specific (rare in
     everyday English): `carpark` is, but `devastated` must not match `dev` and `state`."""
+    typo_quality: float = 0.7
+    """Credit for a misspelt request word matched through the catalog word one edit away
+    (`emial` -> `email`; see `_typo`). Such a match is evidence the gate counts. 0 turns it off."""
     min_prefix: int = 4
     """Shortest word that may match another word it is a prefix of."""
     specificity_focus: float = 0.5
@@ -139,8 +143,8 @@ class TermMatch:
     term: str
     quality: float
     kind: str = "exact"
-    """`exact` (same stem), `prefix` (one word starts the other), `part` (of a run-together word)
-    or `expansion` (the word an abbreviation stands for)."""
+    """`exact` (same stem), `prefix` (one word starts the other), `part` (of a run-together word),
+    `expansion` (the word an abbreviation stands for) or `typo` (a catalog word one edit away)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +275,7 @@ class LexicalIndex:
             )
             self._named[term] = np.array(raw_named[term], dtype=np.bool_)
         self._surface_words = frozenset(surface_vocabulary)
+        self._corrector = Corrector({tok for fields in per_doc for name in FIELDS for tok in fields[name]})
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
         self._joined: dict[str, bool] = {}
@@ -320,6 +325,7 @@ class LexicalIndex:
         settings = self.settings
         word = self._stemmer.stem(surface)
         matches: list[TermMatch] = []
+        meant = surface  # the word the request means: a misspelt word's correction
         if word in self._idf:
             matches.append(TermMatch(word, 1.0))
         if word.isalpha() and len(word) >= settings.min_prefix:
@@ -329,6 +335,15 @@ class LexicalIndex:
                 if word[:end] in self._idf:
                     matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
                     break
+            if word not in self._idf:
+                corrected = self._corrected(surface)
+                if corrected:
+                    # weighed as the word it stands for: "nmber" is as everyday as "number"
+                    meant = max(corrected, key=lambda w: (specificity(w), w))
+                    typos = dict.fromkeys(self._stemmer.stem(w) for w in corrected)
+                    # the correction replaces a looser prefix match to the same term
+                    matches = [m for m in matches if m.term not in typos]
+                    matches.extend(TermMatch(t, settings.typo_quality, "typo") for t in typos)
             if not matches and specificity(surface) >= settings.compound_min_specificity:
                 # A word of everyday English is a word in its own right, not a run-together name.
                 parts = segment(surface, self._surface_words) or segment(word, self._idf)
@@ -347,7 +362,7 @@ class LexicalIndex:
             # Numbers in a request are argument values (amounts, ids, dates), not what the tool does.
             specific = settings.number_specificity
         else:
-            specific = specificity(surface) if surface.isalpha() else 1.0
+            specific = specificity(meant) if surface.isalpha() else 1.0
         rarity = max((self.rarity(m.term) * m.quality for m in matches), default=0.0)
         return remember(
             self._resolved,
@@ -355,6 +370,14 @@ class LexicalIndex:
             QueryTerm(surface, word, specific, rarity * specific, tuple(matches)),
             _RESOLVE_CACHE,
         )
+
+    def _corrected(self, surface: str) -> tuple[str, ...]:
+        """The catalog words a misspelt request word may stand for (see `_typo`): none for a
+        word of everyday English or when `typo_quality` is 0."""
+        if self.settings.typo_quality <= 0.0:
+            return ()
+        found = self._corrector.corrections(surface, english_count)
+        return tuple(w for w in found if self._stemmer.stem(w) in self._idf)
 
     def _with_joined(self, tokens: list[str]) -> list[str]:
         """`tokens`, each pair of adjacent words followed by the pair written as one word when the

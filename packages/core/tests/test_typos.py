@@ -1,0 +1,108 @@
+"""Misspelt request words route to the catalog word one edit away, and nothing looser does."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
+from schemarouter._commonness import english_count
+from schemarouter._index import IndexSettings, LexicalIndex
+from schemarouter._no_route import gate
+from schemarouter._typo import Corrector, _one_edit  # pyright: ignore[reportPrivateUsage]
+
+TOOLS = [
+    ToolSpec("get_weather", "Current conditions and forecast for a city."),
+    ToolSpec("send_email", "Send an email message to one recipient."),
+    ToolSpec("create_calendar_event", "Add an event to the calendar."),
+    ToolSpec("track_shipping", "Where a parcel is, by its tracking code."),
+    ToolSpec("search_movie", "Find films by title or actor."),
+    ToolSpec("finance_quote", "Stock quotes and company figures."),
+    ToolSpec("translate_text", "Translate text into another language."),
+]
+
+
+def visibility() -> Visibility:
+    return Visibility(SchemaRouter(Catalog.from_specs("demo", TOOLS)), k=3)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "tool"),
+    [
+        ("will it rain? wheather in Paris", "get_weather"),  # a letter added
+        ("put lunch in my calandar", "create_calendar_event"),  # a letter replaced
+        ("an emial to Bob about lunch", "send_email"),  # two letters swapped
+        ("translte this into German", "translate_text"),  # a letter left out
+    ],
+)
+def test_a_misspelt_tool_word_routes_to_its_tool(request_text: str, tool: str) -> None:
+    allow = visibility().allow_set(request_text)
+    assert allow.names[:1] == (tool,)
+    assert allow.reason == "routed"
+
+
+def test_the_correction_is_a_typo_match_and_the_setting_turns_it_off() -> None:
+    catalog = Catalog.from_specs("demo", TOOLS)
+    index = LexicalIndex(catalog)
+    (term,) = index.query_terms("calandar")
+    assert [(m.term, m.kind) for m in term.matches] == [("calendar", "typo")]
+    off = LexicalIndex(catalog, IndexSettings(typo_quality=0.0))
+    assert not off.query_terms("calandar")[0].matches
+    assert gate(off, "put lunch in my calandar", 3).no_route
+
+
+def test_a_corrected_word_weighs_as_the_word_it_stands_for() -> None:
+    """An unknown word counts as fully specific; its correction must not make an everyday word
+    ("weather") weigh more than the word itself does."""
+    index = LexicalIndex(Catalog.from_specs("demo", TOOLS))
+    (typo,) = index.query_terms("wheather")
+    (word,) = index.query_terms("weather")
+    assert typo.specificity == word.specificity < 1.0
+
+
+@pytest.mark.parametrize(
+    ("request_text", "why"),
+    [
+        ("the latest binance listings", "differs from `finance` in its first letter: a name of its own"),
+        ("a good moive for tonight", "`move` is a likelier reading than the catalog's `movie`"),
+        ("shapping for a new coat", "`shopping` is a likelier reading than the catalog's `shipping`"),
+        ("wether or not to go", "`wether` is an English word, not a misspelling"),
+        ("emil said hello", "words under five letters are not corrected"),
+    ],
+)
+def test_no_correction_where_the_typo_reading_is_unlikely(request_text: str, why: str) -> None:
+    allow = visibility().allow_set(request_text)
+    assert allow.no_route, why
+    index = LexicalIndex(Catalog.from_specs("demo", TOOLS))
+    kinds = {m.kind for t in index.query_terms(request_text) for m in t.matches}
+    assert "typo" not in kinds, why
+
+
+def test_an_ambiguous_word_is_not_corrected() -> None:
+    """More than three catalog words one edit away: no guess."""
+    names = ("zorbax", "zorbex", "zorbix", "zorbox")  # no English word is one edit from "zorbqx"
+    specs = [ToolSpec(f"{name}_sync", f"Syncs {name} records.") for name in names]
+    index = LexicalIndex(Catalog.from_specs("demo", specs))
+    assert not index.query_terms("zorbqx")[0].matches
+    fewer = LexicalIndex(Catalog.from_specs("demo", specs[:3]))
+    assert sorted(m.term for m in fewer.query_terms("zorbqx")[0].matches) == ["zorbax", "zorbex", "zorbix"]
+
+
+def test_neighbours_are_exactly_the_catalog_words_one_edit_away() -> None:
+    """The deletion table finds what generating every edit finds, on random words."""
+    rng = random.Random(7)
+    vocabulary = {"".join(rng.choice("abcde") for _ in range(rng.randint(5, 7))) for _ in range(400)}
+    corrector = Corrector(vocabulary)
+    for _ in range(300):
+        word = "".join(rng.choice("abcde") for _ in range(rng.randint(5, 7)))
+        assert corrector.neighbours(word) == _one_edit(word) & vocabulary, word
+
+
+def test_corrections_are_deterministic_and_ignore_non_ascii_words() -> None:
+    corrector = Corrector(["weather", "météo", "天气预报", "Weather"])
+    assert corrector.corrections("wheather", english_count) == ("weather",)
+    assert corrector.corrections("météoo", english_count) == ()
+    assert corrector.corrections("天气预报吗", english_count) == ()
+    routes = [visibility().allow_set("wheather in Paris").routes for _ in range(3)]
+    assert routes[0] == routes[1] == routes[2]
