@@ -31,6 +31,7 @@ __all__ = [
     "metatool_multi_tool",
     "metatool_single_tool",
     "metatool_task1",
+    "two_in_one",
     "with_typo",
 ]
 
@@ -250,3 +251,28 @@ def with_typo(query: str) -> str:
         if typo == word:  # two equal letters: swapping them is no slip
             typo = word[:at] + word[at + 1 :]
     return query[: chosen.start()] + typo + query[chosen.end() :]
+
+
+def two_in_one(queries: list[LabelledQuery], count: int = 1000) -> list[LabelledQuery]:
+    """Requests that ask for two things: pairs of `queries` with different gold tools, joined as
+    two sentences ("Find a hotel in Rome. What's the weather there?"), both gold tools needed.
+
+    Queries are taken in the order of a hash of their text and paired as they come, skipping a
+    partner with the same gold tool, so the pairs never depend on file order or on a seed.
+    """
+    ordered = sorted(queries, key=lambda q: hashlib.sha256(q.query.encode("utf-8")).digest())
+    out: list[LabelledQuery] = []
+    waiting: LabelledQuery | None = None
+    for item in ordered:
+        if len(out) >= count:
+            break
+        if waiting is None:
+            waiting = item
+        elif set(item.gold) & set(waiting.gold):
+            continue
+        else:
+            first = waiting.query.rstrip()
+            first = first if first[-1] in ".!?" else first + "."
+            out.append(LabelledQuery(f"{first} {item.query.strip()}", waiting.gold + item.gold))
+            waiting = None
+    return out

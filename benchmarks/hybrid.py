@@ -23,6 +23,9 @@ Task1 threshold is then applied to the half it was chosen on):
 - MetaTool multi-tool queries (two gold tools each, never used for tuning, so all 497 are
   reported whatever `--split` says): share with both gold tools in the top five, with at
   least one, and mean per-query recall@5 / @10 of the ranking.
+- Two requests in one (`_datasets.two_in_one`): up to 1,000 pairs of the reported half's
+  MetaTool single-tool queries with different gold tools, joined as two sentences; share of
+  pairs with both gold tools in the top five, and mean recall@5.
 
 Speed: `Visibility.allow_set` p50 / p95 at 1,000 and 10,000 tools (real tool texts, repeated
 with distinct names), tool-vector build time, and model load time in a fresh process.
@@ -57,6 +60,7 @@ from _datasets import (
     metatool_multi_tool,
     metatool_single_tool,
     metatool_task1,
+    two_in_one,
 )
 
 from schemarouter import Capability, Catalog, RetrievalAbstentionPolicy, SchemaRouter, Visibility
@@ -312,17 +316,20 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
     live_catalog, live_tasks = livemcpbench(split)
     live = Modes(live_catalog, encoder)
     multi = metatool_multi_tool()
+    pairs = two_in_one(everything)
     lexical_gate_rate = gate_only_over_rejection(meta, "lexical", task_heldout)
     quality: dict[str, dict[str, Any]] = {}
     per_query: dict[str, dict[str, list[float]]] = {}
     for mode in MODES:
         multi_summary, multi_all_gold = multi_tool_recall(meta, mode, multi)
         meta_recall, meta_first = top_hits(meta, mode, routing)
+        pair_recall = top_hits(meta, mode, pairs)[0]
         per_query[mode] = {
             "metatool_recall@1": meta_first,
             "metatool_recall@5": meta_recall,
             "livemcpbench_recall@5": top_hits(live, mode, live_tasks)[0],
             "multi_tool_all_gold@5": multi_all_gold,
+            "two_in_one_both@5": [float(r == 1.0) for r in pair_recall],
         }
         quality[mode] = {
             "metatool_recall@1": statistics.fmean(per_query[mode]["metatool_recall@1"]),
@@ -331,6 +338,10 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
             "metatool_gated@5": gated_recall(meta, mode, routing),
             "livemcpbench_gated@5": gated_recall(live, mode, live_tasks),
             "metatool_multi_tool": multi_summary,
+            "two_in_one": {
+                "recall@5": statistics.fmean(pair_recall),
+                "both@5": statistics.fmean(per_query[mode]["two_in_one_both@5"]),
+            },
             "task1": abstention(meta, mode, task_dev, task_heldout, lexical_gate_rate),
         }
     report["quality"] = quality
@@ -349,6 +360,7 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
         f"task1_{split}": len(task_heldout),
         "livemcpbench_tasks": len(live_tasks),
         "metatool_multi_tool_queries": len(multi),
+        "two_in_one_requests": len(pairs),
     }
     speed_queries = [q.query for q in everything[:: max(1, len(everything) // 200)][:200]]
     report["latency"] = (
@@ -392,6 +404,8 @@ def _print(report: dict[str, Any]) -> None:
         ),
         ("Multi-tool mean recall@5 (all, never tuned)", lambda m: q[m]["metatool_multi_tool"]["recall@5"]),
         ("Multi-tool mean recall@10 (all, never tuned)", lambda m: q[m]["metatool_multi_tool"]["recall@10"]),
+        (f"Two requests in one: both gold in top 5 ({half})", lambda m: q[m]["two_in_one"]["both@5"]),
+        (f"Two requests in one: mean recall@5 ({half})", lambda m: q[m]["two_in_one"]["recall@5"]),
     ]
     print(f"{'':50}" + "".join(f"{m:>10}" for m in MODES))
     for label, get in rows:

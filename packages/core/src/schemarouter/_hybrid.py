@@ -97,6 +97,11 @@ class HybridPolicy:
     """Least cosine for a tool with no lexical evidence."""
     depth: int = 20
     """How many best tools of each signal (lexical and semantic) compete in the fusion."""
+    clause_weight: float = 0.5
+    """Ranking, for a request of several sentences or steps: each tool's cosine moves this far
+    from the whole request's towards its best clause's (see `clauses`), so that every part of a
+    request that asks for several things brings its own tools. The no-route decision always
+    reads the whole request's cosine. 0 = whole request only (and no clause is encoded)."""
 
     def __post_init__(self) -> None:
         weights = (
@@ -109,6 +114,8 @@ class HybridPolicy:
         )
         if min(weights) < 0:
             raise UserError("hybrid weights must be >= 0")
+        if not 0.0 <= self.clause_weight <= 1.0:
+            raise UserError("clause_weight must lie in [0, 1]")
         if not all(-1.0 <= c <= 1.0 for c in (self.agree_cosine, self.semantic_floor)):
             raise UserError("hybrid cosine thresholds must lie in [-1, 1]")
         if self.depth < 1:
@@ -181,10 +188,16 @@ class HybridRetriever:
         lex_top = heapq.nsmallest(depth, reported, key=_lexical_order)
         position = self.semantic.position
         routes = self.semantic.routes
-        sims = self.semantic.similarities(query)
+        if hp.clause_weight > 0.0:
+            sims, by_clause = self.semantic.clause_similarities(query)
+        else:
+            sims, by_clause = self.semantic.similarities(query), None
+        # Ranking reads each tool's cosine with the whole request moved towards its best clause's;
+        # the no-route decision reads the whole request's cosine alone.
+        meaning = sims if by_clause is None else sims + hp.clause_weight * (by_clause - sims)
         size = int(sims.shape[0])
         sem_top: list[int] = (
-            np.argpartition(-sims, depth - 1)[:depth].tolist() if depth < size else list(range(size))
+            np.argpartition(-meaning, depth - 1)[:depth].tolist() if depth < size else list(range(size))
         )
         lex_at = {position[c.route]: c for c in lex_top}
         pool = dict.fromkeys(lex_at)
@@ -193,19 +206,20 @@ class HybridRetriever:
             pool[position[preferred_route]] = None
         at = list(pool)
         cosines = [round(c, 6) for c in sims[at].tolist()]
-        cosine_of = dict(zip(at, cosines, strict=True))
+        closeness = cosines if by_clause is None else [round(c, 6) for c in meaning[at].tolist()]
+        closeness_of = dict(zip(at, closeness, strict=True))
         # places within each signal's own ranking, from 1; ties broken by route
-        by_meaning = sorted(sem_top, key=lambda i: (-cosine_of[i], routes[i]))
+        by_meaning = sorted(sem_top, key=lambda i: (-closeness_of[i], routes[i]))
         sem_place = {i: place for place, i in enumerate(by_meaning, 1)}
         lex_place = {i: place for place, i in enumerate(lex_at, 1)}
         best_rank = max((c.rank_score for c in lex_top), default=0.0)
         best_evidence = max((c.score for c in lex_top), default=0.0)
         query_evidence = max(cosines, default=0.0) + hp.lexical_weight * best_evidence
         scored: list[_Scored] = []
-        for i, cosine in zip(at, cosines, strict=True):
+        for i, cosine, close in zip(at, cosines, closeness, strict=True):
             lex = lex_at.get(i)
             place = sem_place.get(i)
-            rank = cosine + (hp.semantic_place_weight / place if place is not None else 0.0)
+            rank = close + (hp.semantic_place_weight / place if place is not None else 0.0)
             if lex is None:
                 score = round((cosine + query_evidence) / 2, 6)
             else:
