@@ -29,6 +29,7 @@ from ._memo import remember
 from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, postings_of
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
+from ._spelling import american
 from ._stemming import Stemmer
 from ._text import text_tokens
 from ._typo import Corrector
@@ -325,7 +326,11 @@ class LexicalIndex:
         settings = self.settings
         word = self._stemmer.stem(surface)
         matches: list[TermMatch] = []
-        meant = surface  # the word the request means: a misspelt word's correction
+        # the word the request means, as everyday English knows it: a misspelt word's correction
+        # (below), or the American spelling of a word the list knows only in that spelling
+        meant = surface
+        if surface.isalpha() and not english_count(surface):
+            meant = american(surface)
         if word in self._idf:
             matches.append(TermMatch(word, 1.0))
         if word.isalpha() and len(word) >= settings.min_prefix:
