@@ -1,0 +1,82 @@
+"""British and American spellings of a word meet, whichever side writes which."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
+from schemarouter._spelling import american
+from schemarouter._stemming import Stemmer
+
+BRITISH_TOOLS = [
+    ToolSpec("summarise_document", "Summarise a document into its key points."),
+    ToolSpec("set_colour", "Change the colour of the theme."),
+    ToolSpec("find_theatre", "Find a theatre showing a play."),
+    ToolSpec("list_organisations", "List the organisations in the catalogue."),
+]
+AMERICAN_TOOLS = [
+    ToolSpec("summarize_document", "Summarize a document into its key points."),
+    ToolSpec("set_color", "Change the color of the theme."),
+    ToolSpec("find_theater", "Find a theater showing a play."),
+    ToolSpec("list_organizations", "List the organizations in the catalog."),
+]
+
+
+@pytest.mark.parametrize(
+    ("british", "american_spelling"),
+    [
+        ("organisation", "organization"),
+        ("organised", "organized"),
+        ("analyse", "analyze"),
+        ("colour", "color"),
+        ("favourite", "favorite"),
+        ("behavioural", "behavioral"),
+        ("centre", "center"),
+        ("litres", "liters"),
+        ("catalogue", "catalog"),
+        ("licence", "license"),
+        ("programme", "program"),
+        ("grey", "gray"),
+    ],
+)
+def test_a_british_spelling_stems_as_the_american_one(british: str, american_spelling: str) -> None:
+    assert american(british) == american_spelling
+    stemmer = Stemmer()
+    assert stemmer.stem(british) == stemmer.stem(american_spelling)
+
+
+@pytest.mark.parametrize(
+    "word", ["tour", "hour", "acre", "genre", "course", "journey", "tournament", "basis"]
+)
+def test_words_with_no_other_spelling_are_left_alone(word: str) -> None:
+    assert american(word) == word
+
+
+@pytest.mark.parametrize(
+    ("tools", "request_text", "tool"),
+    [
+        (BRITISH_TOOLS, "summarize this report", "summarise_document"),
+        (BRITISH_TOOLS, "make the color darker", "set_colour"),
+        (BRITISH_TOOLS, "which organizations are in the catalog", "list_organisations"),
+        (AMERICAN_TOOLS, "summarise this report", "summarize_document"),
+        (AMERICAN_TOOLS, "make the colour darker", "set_color"),
+        (AMERICAN_TOOLS, "nearest theatre tonight", "find_theater"),
+    ],
+)
+def test_a_request_routes_to_a_tool_spelt_the_other_way(
+    tools: list[ToolSpec], request_text: str, tool: str
+) -> None:
+    allow = Visibility(SchemaRouter(Catalog.from_specs("app", tools)), k=2).allow_set(request_text)
+    assert allow.names[:1] == (tool,)
+
+
+def test_a_british_word_weighs_as_its_american_spelling() -> None:
+    """A word the everyday-English list knows only in American spelling ("colour") is as common as
+    that spelling, not an unknown (fully specific) word; a word the list knows keeps its own weight
+    even where a rule rewrites it ("advise")."""
+    index = SchemaRouter(Catalog.from_specs("app", BRITISH_TOOLS)).index
+    (colour,) = index.query_terms("colour")
+    (color,) = index.query_terms("color")
+    assert colour.specificity == color.specificity < 1.0
+    (advise,) = index.query_terms("advise")
+    assert advise.specificity < 1.0
