@@ -1,4 +1,4 @@
-"""British and American spellings of a word meet, whichever side writes which."""
+"""British and American spellings of a word meet, and so do a noun and the verb it names."""
 
 from __future__ import annotations
 
@@ -80,3 +80,38 @@ def test_a_british_word_weighs_as_its_american_spelling() -> None:
     assert colour.specificity == color.specificity < 1.0
     (advise,) = index.query_terms("advise")
     assert advise.specificity < 1.0
+
+
+def test_every_listed_noun_would_otherwise_stem_apart_from_its_verb() -> None:
+    """The derivation table lists only pairs the stemmer alone keeps apart, and brings them together."""
+    import snowballstemmer  # pyright: ignore[reportMissingTypeStubs]
+
+    from schemarouter._derivations import _NOUN_TO_VERB  # pyright: ignore[reportPrivateUsage]
+
+    plain = snowballstemmer.stemmer("english")  # pyright: ignore[reportUnknownMemberType]
+    stemmer = Stemmer()
+    for noun, verb in _NOUN_TO_VERB.items():
+        assert plain.stemWord(noun) != plain.stemWord(verb), noun  # pyright: ignore[reportUnknownMemberType]
+        assert stemmer.stem(noun) == stemmer.stem(verb), noun
+
+
+@pytest.mark.parametrize(
+    ("tool", "description", "request_text"),
+    [
+        ("convert_currency", "Convert an amount between currencies.", "currency conversion for 100 USD"),
+        ("currency_conversion", "Exchange rates between currencies.", "convert 100 USD to EUR"),
+        ("describe_image", "Say what a picture shows.", "an image description for this photo"),
+        ("text_analysis", "Sentiment of a text.", "analyze the tone of this review"),
+        ("manage_subscriptions", "Your plans.", "subscribe me to the newsletter"),
+    ],
+)
+def test_a_noun_and_the_verb_it_names_route_alike(tool: str, description: str, request_text: str) -> None:
+    tools = [ToolSpec(tool, description), ToolSpec("play_music", "Play a song on the speaker.")]
+    allow = Visibility(SchemaRouter(Catalog.from_specs("app", tools)), k=2).allow_set(request_text)
+    assert allow.names == (tool,)
+
+
+def test_nouns_whose_sense_drifted_are_not_folded() -> None:
+    stemmer = Stemmer()
+    assert stemmer.stem("conversation") != stemmer.stem("convert")
+    assert stemmer.stem("position") != stemmer.stem("pose")

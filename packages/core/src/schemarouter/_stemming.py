@@ -1,7 +1,7 @@
 """English stemming with a bounded cache (the stemmer costs tens of microseconds a word).
 
 British spellings are stemmed as the American ones (`_spelling`), so "colour" and "color" are
-one term. Only plain ASCII-letter words are stemmed; CJK bigrams, digits, symbols and words in other
+one term, and a noun as the verb it names (`_derivations`: "conversion" as "convert"). Only plain ASCII-letter words are stemmed; CJK bigrams, digits, symbols and words in other
 scripts pass through unchanged, so stemming can never make text vanish.
 """
 
@@ -11,6 +11,7 @@ import threading
 
 import snowballstemmer  # pyright: ignore[reportMissingTypeStubs]
 
+from ._derivations import verb_of
 from ._memo import remember
 from ._spelling import american
 
@@ -36,7 +37,7 @@ class Stemmer:
             term = token
         else:
             with self._lock:
-                term = str(self._stemmer.stemWord(american(token)))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+                term = str(self._stemmer.stemWord(american(verb_of(token))))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         return remember(self._cache, token, term, self._max_cache)
 
     def stem_all(self, tokens: list[str]) -> list[str]:
