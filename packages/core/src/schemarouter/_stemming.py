@@ -1,8 +1,9 @@
 """English stemming with a bounded cache (the stemmer costs tens of microseconds a word).
 
 British spellings are stemmed as the American ones (`_spelling`), so "colour" and "color" are
-one term, and a noun as the verb it names (`_derivations`: "conversion" as "convert"). Only plain ASCII-letter words are stemmed; CJK bigrams, digits, symbols and words in other
-scripts pass through unchanged, so stemming can never make text vanish.
+one term, and a noun as the verb it names (`_derivations`: "conversion" as "convert"). Only
+plain ASCII-letter words are stemmed; CJK bigrams, digits, symbols and words in other scripts
+pass through unchanged, so stemming can never make text vanish.
 """
 
 from __future__ import annotations
