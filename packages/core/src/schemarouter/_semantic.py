@@ -46,6 +46,10 @@ class TextEncoder(Protocol):
     the tool vectors); `dim` is the vector length. `encode` must be deterministic and
     side-effect free, and return a `(len(texts), dim)` float array; rows need not be
     normalised (the index normalises them).
+
+    Optionally, `encode_spans(text, spans)` returns the same kind of array for `text` and each
+    `(start, end)` character span of it (a request and its clauses, see `clause_spans`); without
+    it, the clause texts are passed to `encode` with the request.
     """
 
     @property
