@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -10,6 +12,7 @@ from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
 from schemarouter._commonness import english_count
 from schemarouter._index import IndexSettings, LexicalIndex
 from schemarouter._no_route import gate
+from schemarouter._semantic import semantic_available
 from schemarouter._typo import Corrector, _one_edit  # pyright: ignore[reportPrivateUsage]
 
 TOOLS = [
@@ -106,3 +109,48 @@ def test_corrections_are_deterministic_and_ignore_non_ascii_words() -> None:
     assert corrector.corrections("天气预报吗", english_count) == ()
     routes = [visibility().allow_set("wheather in Paris").routes for _ in range(3)]
     assert routes[0] == routes[1] == routes[2]
+
+
+def test_a_typo_is_read_as_the_catalog_word_in_the_other_spelling() -> None:
+    """ "colur" is one edit from "color" (the likelier English reading) and from the catalog's
+    "colour": one word in two spellings, so it is corrected."""
+    tools = [ToolSpec("colour_palette", "Make a colour palette from a base colour."), *TOOLS]
+    allow = Visibility(SchemaRouter(Catalog.from_specs("demo", tools)), k=3).allow_set("a colur scheme")
+    assert allow.names[:1] == ("colour_palette",)
+
+
+def test_the_corrected_request_is_what_hybrid_mode_encodes() -> None:
+    class Recording:
+        name = "recording-2"
+        dim = 2
+
+        def __init__(self) -> None:
+            self.calls: list[list[str]] = []
+
+        def encode(self, texts: Sequence[str]) -> Any:
+            import numpy as np
+
+            self.calls.append(list(texts))
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
+    assert router.index.corrected_text("Wheather in Oslo, then an emial") == "weather in Oslo, then an email"
+    assert router.index.corrected_text("weather in Oslo") == "weather in Oslo"
+    encoder = Recording()
+    hybrid = router.with_semantic(encoder)
+    encoder.calls.clear()
+    hybrid.retrieve("wheather in Oslo", 3)
+    assert encoder.calls == [["weather in Oslo"]]
+
+
+@pytest.mark.skipif(
+    not semantic_available(), reason="schemarouter-core[semantic] (wordllama) is not installed"
+)
+@pytest.mark.parametrize(
+    ("request_text", "tool"),
+    [("wheather in Oslo", "get_weather"), ("an emial to Ann now", "send_email")],
+)
+def test_hybrid_mode_routes_a_misspelt_request_as_lexical_mode_does(request_text: str, tool: str) -> None:
+    router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
+    assert Visibility(router, k=3).allow_set(request_text).names[:1] == (tool,)
+    assert tool in Visibility(router.with_semantic(), k=3).allow_set(request_text).names

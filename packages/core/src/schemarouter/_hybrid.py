@@ -47,7 +47,12 @@ SEMANTIC_FIELD = "semantic"
 
 
 class LexicalRetriever(Protocol):
-    """What the hybrid needs from the lexical side: a catalog and a gated, ranked retrieval."""
+    """What the hybrid needs from the lexical side: a catalog and a gated, ranked retrieval.
+
+    Optionally, `corrected_text(query) -> str` gives the request with misspelt words replaced
+    by what the lexical side reads them as (the lexical index has it); the semantic side then
+    encodes that text. Without it, the request is encoded as written.
+    """
 
     @property
     def catalog(self) -> Catalog: ...
@@ -188,10 +193,13 @@ class HybridRetriever:
         lex_top = heapq.nsmallest(depth, reported, key=_lexical_order)
         position = self.semantic.position
         routes = self.semantic.routes
+        # the semantic side reads a misspelt word as the lexical side does ("wheather": weather)
+        corrected_text = getattr(self.lexical, "corrected_text", None)
+        text = str(corrected_text(query)) if callable(corrected_text) else query
         if hp.clause_weight > 0.0:
-            sims, by_clause = self.semantic.clause_similarities(query)
+            sims, by_clause = self.semantic.clause_similarities(text)
         else:
-            sims, by_clause = self.semantic.similarities(query), None
+            sims, by_clause = self.semantic.similarities(text), None
         # Ranking reads each tool's cosine with the whole request moved towards its best clause's;
         # the no-route decision reads the whole request's cosine alone.
         meaning = sims if by_clause is None else sims + hp.clause_weight * (by_clause - sims)

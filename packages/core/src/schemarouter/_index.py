@@ -11,6 +11,7 @@ cached, so a request mostly sums cached vectors.
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -161,6 +162,8 @@ class QueryTerm:
     specificity: float
     weight: float
     matches: tuple[TermMatch, ...]
+    corrected: str | None = None
+    """For a misspelt word, the catalog word it is read as (`wheather` -> `weather`)."""
 
 
 def _count(counts: dict[str, dict[str, float]], term: str, field: str, weight: float) -> None:
@@ -331,6 +334,7 @@ class LexicalIndex:
         meant = surface
         if surface.isalpha() and not english_count(surface):
             meant = american(surface)
+        corrected: str | None = None
         if word in self._idf:
             matches.append(TermMatch(word, 1.0))
         if word.isalpha() and len(word) >= settings.min_prefix:
@@ -341,11 +345,12 @@ class LexicalIndex:
                     matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
                     break
             if word not in self._idf:
-                corrected = self._corrected(surface)
-                if corrected:
+                corrections = self._corrected(surface)
+                if corrections:
                     # weighed as the word it stands for: "nmber" is as everyday as "number"
-                    meant = max(corrected, key=lambda w: (specificity(w), w))
-                    typos = dict.fromkeys(self._stemmer.stem(w) for w in corrected)
+                    meant = corrected_word = max(corrections, key=lambda w: (specificity(w), w))
+                    corrected = corrected_word
+                    typos = dict.fromkeys(self._stemmer.stem(w) for w in corrections)
                     # the correction replaces a looser prefix match to the same term
                     matches = [m for m in matches if m.term not in typos]
                     matches.extend(TermMatch(t, settings.typo_quality, "typo") for t in typos)
@@ -372,9 +377,18 @@ class LexicalIndex:
         return remember(
             self._resolved,
             surface,
-            QueryTerm(surface, word, specific, rarity * specific, tuple(matches)),
+            QueryTerm(surface, word, specific, rarity * specific, tuple(matches), corrected),
             _RESOLVE_CACHE,
         )
+
+    def corrected_text(self, query: str) -> str:
+        """`query` with each misspelt word replaced by the catalog word it is read as (the same
+        reading ranking and the gate use); `query` itself when no word is corrected. Hybrid mode
+        encodes this text, so that the semantic side reads "wheather" as "weather" too."""
+        fixes = [(t.surface, t.corrected) for t in self.query_terms(query) if t.corrected]
+        for surface, word in fixes:
+            query = re.sub(rf"\b{re.escape(surface)}\b", word, query, flags=re.IGNORECASE)
+        return query
 
     def _corrected(self, surface: str) -> tuple[str, ...]:
         """The catalog words a misspelt request word may stand for (see `_typo`): none for a

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
+from ._spelling import american
 from ._text import STOP_WORDS
 
 __all__ = ["MAX_CORRECTIONS", "MIN_LENGTH", "Corrector", "correctable"]
@@ -100,8 +101,9 @@ class Corrector:
         Candidates are the catalog words one edit away; none when there are more than
         `MAX_CORRECTIONS`. When some English word that is not a stop-word is one edit away too,
         the commonest of those (by `english_count`) is the likeliest reading: it is the one
-        correction if the catalog has it, and there is none otherwise ("storry" reads as
-        "story", not as a catalog's "store"). A word of everyday English itself is not corrected.
+        correction if the catalog has it (in either spelling, see `_spelling`), and there is
+        none otherwise ("storry" reads as "story", not as a catalog's "store"). A word of
+        everyday English itself is not corrected.
         """
         if not correctable(word) or english_count(word):
             return ()
@@ -115,5 +117,6 @@ class Corrector:
         ]
         if not counted:
             return tuple(sorted(found))
-        likeliest = max(counted)[1]
-        return (likeliest,) if likeliest in found else ()
+        likeliest = american(max(counted)[1])
+        # the catalog may spell the likeliest reading the other way ("colur": "color" / `colour`)
+        return tuple(sorted(w for w in found if american(w) == likeliest))
