@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from schemarouter._index import IndexSettings, LexicalIndex
 from schemarouter._no_route import gate
 from schemarouter._semantic import semantic_available
 from schemarouter._typo import Corrector, _one_edit  # pyright: ignore[reportPrivateUsage]
+from schemarouter.cli import main
 
 TOOLS = [
     ToolSpec("get_weather", "Current conditions and forecast for a city."),
@@ -154,3 +157,28 @@ def test_hybrid_mode_routes_a_misspelt_request_as_lexical_mode_does(request_text
     router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
     assert Visibility(router, k=3).allow_set(request_text).names[:1] == (tool,)
     assert tool in Visibility(router.with_semantic(), k=3).allow_set(request_text).names
+
+
+def test_the_explanation_says_what_a_misspelt_word_was_read_as(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
+    (best, *_) = router.retrieve("wheather in Oslo", 3).candidates
+    assert {(s.term, s.read_as) for s in best.signals} == {("wheather", "weather")}
+    (exact, *_) = router.retrieve("weather in Oslo", 3).candidates
+    assert {s.read_as for s in exact.signals} == {None}
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": s.name, "description": s.description} for s in TOOLS]))
+    assert main(["route", "--tools", str(tools), "wheather in Oslo"]) == 0
+    assert "wheather->weather" in capsys.readouterr().out
+    assert main(["route", "--tools", str(tools), "--json", "wheather in Oslo"]) == 0
+    signals = json.loads(capsys.readouterr().out)["candidates"][0]["signals"]
+    assert {s["read_as"] for s in signals} == {"weather"}
+
+
+def test_each_of_several_corrections_is_read_as_its_own_word() -> None:
+    names = ("zorbax", "zorbex")
+    specs = [ToolSpec(f"{name}_sync", f"Syncs {name} records.") for name in names]
+    retrieval = SchemaRouter(Catalog.from_specs("demo", specs)).retrieve("zorbqx", 3)
+    read = {c.name: {s.read_as for s in c.signals} for c in retrieval.candidates}
+    assert read == {"zorbax_sync": {"zorbax"}, "zorbex_sync": {"zorbex"}}

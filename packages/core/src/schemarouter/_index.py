@@ -147,6 +147,8 @@ class TermMatch:
     kind: str = "exact"
     """`exact` (same stem), `prefix` (one word starts the other), `part` (of a run-together word),
     `expansion` (the word an abbreviation stands for) or `typo` (a catalog word one edit away)."""
+    read_as: str | None = None
+    """For a `typo` match, the catalog word the misspelt request word is read as."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,10 +352,12 @@ class LexicalIndex:
                     # weighed as the word it stands for: "nmber" is as everyday as "number"
                     meant = corrected_word = max(corrections, key=lambda w: (specificity(w), w))
                     corrected = corrected_word
-                    typos = dict.fromkeys(self._stemmer.stem(w) for w in corrections)
+                    typos: dict[str, str] = {}  # indexed term -> the catalog word read
+                    for correction in corrections:
+                        typos.setdefault(self._stemmer.stem(correction), correction)
                     # the correction replaces a looser prefix match to the same term
                     matches = [m for m in matches if m.term not in typos]
-                    matches.extend(TermMatch(t, settings.typo_quality, "typo") for t in typos)
+                    matches.extend(TermMatch(t, settings.typo_quality, "typo", w) for t, w in typos.items())
             if not matches and specificity(surface) >= settings.compound_min_specificity:
                 # A word of everyday English is a word in its own right, not a run-together name.
                 parts = segment(surface, self._surface_words) or segment(word, self._idf)

@@ -136,9 +136,9 @@ def _signals(
     for i, j, mask in index.doc_hits(doc, terms):
         on_name, elsewhere = weights[i][j]
         weight = round(on_name if mask & _IDENTIFIER_MASK else elsewhere, 6)
-        surface = terms[i].surface
+        surface, read_as = terms[i].surface, terms[i].matches[j].read_as
         for name in _FIELDS_OF[mask]:
-            signals.append(Signal(surface, name, weight))
+            signals.append(Signal(surface, name, weight, read_as))
     return tuple(signals)
 
 

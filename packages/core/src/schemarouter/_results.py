@@ -49,6 +49,8 @@ class Signal:
     term: str
     field: str
     weight: float
+    read_as: str | None = None
+    """For a misspelt request word, the catalog word it was read as (`wheather` -> `weather`)."""
 
 
 @dataclass(frozen=True, slots=True)

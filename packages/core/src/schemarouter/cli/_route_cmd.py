@@ -25,7 +25,9 @@ def _candidate_json(cand: Candidate) -> dict[str, Any]:
         "identifier_score": cand.identifier_score,
         "rank_score": cand.rank_score,
         "reason": cand.reason,
-        "signals": [{"term": s.term, "field": s.field, "weight": s.weight} for s in cand.signals],
+        "signals": [
+            {"term": s.term, "field": s.field, "weight": s.weight, "read_as": s.read_as} for s in cand.signals
+        ],
     }
 
 
@@ -60,7 +62,8 @@ def _evidence_text(cand: Candidate | None) -> str:
         if signal.field == "semantic" and not signal.term:
             semantic = f"cosine {signal.weight:.2f} (semantic)"
             continue
-        terms.setdefault(signal.term, []).append(signal.field)
+        word = signal.term if signal.read_as is None else f"{signal.term}->{signal.read_as}"
+        terms.setdefault(word, []).append(signal.field)
     lexical = [f"{term} ({'/'.join(fields)})" for term, fields in terms.items()]
     return ", ".join([*lexical, semantic] if semantic else lexical)
 
