@@ -182,3 +182,30 @@ def test_each_of_several_corrections_is_read_as_its_own_word() -> None:
     retrieval = SchemaRouter(Catalog.from_specs("demo", specs)).retrieve("zorbqx", 3)
     read = {c.name: {s.read_as for s in c.signals} for c in retrieval.candidates}
     assert read == {"zorbax_sync": {"zorbax"}, "zorbex_sync": {"zorbex"}}
+
+
+def test_route_output_marks_a_loose_match_that_carries_no_evidence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "calender" is an English word, so it is not corrected; it only starts "calendar", a prefix
+    match that ranks but gives no evidence. The table must not show it as a reason to route."""
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": s.name, "description": s.description} for s in TOOLS]))
+    assert main(["route", "--tools", str(tools), "-k", "1", "open the calender"]) == 0
+    out = capsys.readouterr().out
+    assert "calender (name/description, no evidence)" in " ".join(out.split())
+    assert "matched a query word" in out
+
+
+@pytest.mark.skipif(
+    not semantic_available(), reason="schemarouter-core[semantic] (wordllama) is not installed"
+)
+def test_hybrid_route_output_counts_the_tools_that_competed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": s.name, "description": s.description} for s in TOOLS]))
+    assert main(["route", "--tools", str(tools), "--semantic", "tell me a joke"]) == 0
+    out = capsys.readouterr().out
+    assert "competed" in out
+    assert "matched a query word" not in out

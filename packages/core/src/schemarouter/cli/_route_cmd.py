@@ -57,6 +57,7 @@ def _evidence_text(cand: Candidate | None) -> str:
     if cand is None:
         return ""
     terms: dict[str, list[str]] = {}
+    weighed: set[str] = set()
     semantic = ""
     for signal in cand.signals:
         if signal.field == "semantic" and not signal.term:
@@ -64,7 +65,13 @@ def _evidence_text(cand: Candidate | None) -> str:
             continue
         word = signal.term if signal.read_as is None else f"{signal.term}->{signal.read_as}"
         terms.setdefault(word, []).append(signal.field)
-    lexical = [f"{term} ({'/'.join(fields)})" for term, fields in terms.items()]
+        if signal.weight > 0.0:
+            weighed.add(word)
+    # a loose match (a prefix) ranks but carries no evidence: say so, or it reads as a reason to route
+    lexical = [
+        f"{term} ({'/'.join(fields)}{'' if term in weighed else ', no evidence'})"
+        for term, fields in terms.items()
+    ]
     return ", ".join([*lexical, semantic] if semantic else lexical)
 
 
@@ -113,7 +120,8 @@ async def run(args: argparse.Namespace) -> int:
         stdout.print(table)
     stdout.print(
         f"{len(allow.routed)} routed of {len(router.catalog)} tools (k={args.k}); "
-        f"{retrieval.matched} matched a query word; catalog {allow.catalog_version[:12]}; "
+        f"{retrieval.matched} {'competed' if isinstance(router.retriever, HybridRetriever) else 'matched a query word'}; "
+        f"catalog {allow.catalog_version[:12]}; "
         f"mode {_mode_text(router)}"
     )
     if router.catalog.skipped:
