@@ -346,18 +346,18 @@ class LexicalIndex:
                 if word[:end] in self._idf:
                     matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
                     break
-            if word not in self._idf:
-                corrections = self._corrected(surface)
-                if corrections:
-                    # weighed as the word it stands for: "nmber" is as everyday as "number"
-                    meant = corrected_word = max(corrections, key=lambda w: (specificity(w), w))
-                    corrected = corrected_word
-                    typos: dict[str, str] = {}  # indexed term -> the catalog word read
-                    for correction in corrections:
-                        typos.setdefault(self._stemmer.stem(correction), correction)
-                    # the correction replaces a looser prefix match to the same term
-                    matches = [m for m in matches if m.term not in typos]
-                    matches.extend(TermMatch(t, settings.typo_quality, "typo", w) for t, w in typos.items())
+            # a misspelt word: the catalog words it may stand for (see `_typo`)
+            typo_off = settings.typo_quality <= 0.0 or word in self._idf
+            corrections = () if typo_off else self._corrector.corrections(surface)
+            if corrections:
+                # weighed as the word it stands for: "nmber" is as everyday as "number"
+                meant = corrected = max(corrections, key=lambda w: (specificity(w), w))
+                typos: dict[str, str] = {}  # indexed term -> the catalog word read
+                for correction in corrections:
+                    typos.setdefault(self._stemmer.stem(correction), correction)
+                # the correction replaces a looser prefix match to the same term
+                matches = [m for m in matches if m.term not in typos]
+                matches.extend(TermMatch(t, settings.typo_quality, "typo", w) for t, w in typos.items())
             if not matches and specificity(surface) >= settings.compound_min_specificity:
                 # A word of everyday English is a word in its own right, not a run-together name.
                 parts = segment(surface, self._surface_words) or segment(word, self._idf)
@@ -393,14 +393,6 @@ class LexicalIndex:
         for surface, word in fixes:
             query = re.sub(rf"\b{re.escape(surface)}\b", word, query, flags=re.IGNORECASE)
         return query
-
-    def _corrected(self, surface: str) -> tuple[str, ...]:
-        """The catalog words a misspelt request word may stand for (see `_typo`): none for a
-        word of everyday English or when `typo_quality` is 0."""
-        if self.settings.typo_quality <= 0.0:
-            return ()
-        found = self._corrector.corrections(surface, english_count)
-        return tuple(w for w in found if self._stemmer.stem(w) in self._idf)
 
     def _with_joined(self, tokens: list[str]) -> list[str]:
         """`tokens`, each pair of adjacent words followed by the pair written as one word when the

@@ -19,8 +19,9 @@ spelt right never pays for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
+from ._commonness import english_count
 from ._spelling import american
 from ._text import STOP_WORDS
 
@@ -95,15 +96,15 @@ class Corrector:
         found = {v for key in _deletions(word) for v in table.get(key, ())}
         return {v for v in found if _one_apart(word, v)}
 
-    def corrections(self, word: str, english_count: Callable[[str], int]) -> tuple[str, ...]:
+    def corrections(self, word: str) -> tuple[str, ...]:
         """The catalog words that `word` is likely a misspelling of, sorted.
 
         Candidates are the catalog words one edit away; none when there are more than
         `MAX_CORRECTIONS`. When some English word that is not a stop-word is one edit away too,
-        the commonest of those (by `english_count`) is the likeliest reading: it is the one
+        the commonest of those in everyday English is the likeliest reading: it is the one
         correction if the catalog has it (in either spelling, see `_spelling`), and there is
-        none otherwise ("storry" reads as "story", not as a catalog's "store"). A word of
-        everyday English itself is not corrected.
+        none otherwise ("shapping" reads as "shopping", not as a catalog's "shipping"). A word
+        of everyday English itself is not corrected.
         """
         if not correctable(word) or english_count(word):
             return ()
