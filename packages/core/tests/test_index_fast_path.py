@@ -424,6 +424,26 @@ def test_per_word_caches_stay_bounded_start_over_and_change_no_result(
     assert roomy._vectors_size > 10 * 400  # pyright: ignore[reportPrivateUsage]
 
 
+def test_requests_alternating_gate_settings_each_read_their_own_word_vectors() -> None:
+    """One index serving two gate settings in turn (the per-word vectors are cached per settings,
+    the last used found by identity) routes each request as an index serving only those settings."""
+    catalog = random_catalog(21, 150)
+    queries = random_queries(21, 40)
+    other = replace(DEFAULT_GATE, other_field_factor=0.2, other_field_power=1.0)
+    equal = replace(DEFAULT_GATE)  # equal to the default, another object
+    shared = LexicalIndex(catalog)
+    alone = {id(s): LexicalIndex(catalog) for s in (DEFAULT_GATE, other)}
+    differs = 0
+    for query in queries:
+        for settings in (DEFAULT_GATE, other, equal):
+            expected = gate(
+                alone[id(other if settings is other else DEFAULT_GATE)], query, 5, settings=settings
+            )
+            assert gate(shared, query, 5, settings=settings) == expected
+        differs += gate(shared, query, 5) != gate(shared, query, 5, settings=other)
+    assert differs, "the two settings must route some request differently for this to test anything"
+
+
 def test_a_full_memo_table_starts_over() -> None:
     from schemarouter._memo import remember
 

@@ -287,6 +287,9 @@ class LexicalIndex:
         self._joined: dict[str, bool] = {}
         self._vectors: dict[Hashable, dict[str, WordVector]] = {}
         self._vectors_size = 0
+        self._last_vectors: tuple[Hashable, dict[str, WordVector]] | None = None
+        """The cache of the key asked for last: a request finds it by identity, without hashing
+        the key (the gate's settings hash field by field)."""
 
     # -- query side -----------------------------------------------------------------------------
 
@@ -530,9 +533,14 @@ class LexicalIndex:
         bounded by the entries they hold: when a vector would pass the bound, they start over
         (see `_memo`); a vector larger than the bound itself is computed per request.
         """
-        cache = self._vectors.get(key)
-        if cache is None:
-            cache = self._vectors[key] = {}
+        last = self._last_vectors
+        if last is not None and last[0] is key:
+            cache = last[1]
+        else:
+            cache = self._vectors.get(key)
+            if cache is None:
+                cache = self._vectors[key] = {}
+            self._last_vectors = (key, cache)
         out: list[WordVector] = []
         for qt in terms:
             if not qt.matches:
@@ -571,10 +579,17 @@ class LexicalIndex:
         """
         size = len(self._caps)
         vectors = self.word_vectors(terms, key, weights_of)
-        totals = add_up([(v.positions, v.values) for v in vectors], 3 * size)
+        parts: list[tuple[DocArray, WeightArray]] = []
+        postings = 0
+        positive = True
+        for v in vectors:  # one pass: this runs once per request
+            parts.append((v.positions, v.values))
+            postings += v.ranking
+            positive = positive and v.positive
+        totals = add_up(parts, 3 * size)
         scores = totals[:size]
         hit = None
-        if preferred is not None or not all(v.positive for v in vectors):
+        if preferred is not None or not positive:
             # zero-weight matches count as matched; so does the preferred tool
             hit = np.zeros(size, dtype=np.bool_)
             for v in vectors:
@@ -582,7 +597,7 @@ class LexicalIndex:
             if preferred is not None:
                 hit[preferred] = True
         # the words' postings bound the tools matched: many of them is a large share of the catalog
-        many = _MANY_MATCHED * sum(v.ranking for v in vectors) > size
+        many = _MANY_MATCHED * postings > size
         docs = best(scores, depth, hit, many)
         rank_scores, support, named = totals.reshape(3, size).take(docs, axis=1).tolist()
         matched = int(np.count_nonzero(scores if hit is None else hit)) if count else None

@@ -74,11 +74,19 @@ def _unbounded(score: float) -> float:
     return -math.log(1.0 - min(score, 0.999999))
 
 
+def _unbounded_floors(settings: GateSettings) -> tuple[float, float]:
+    return _unbounded(settings.evidence_floor), _unbounded(settings.identifier_floor)
+
+
+_DEFAULT_FLOORS = _unbounded_floors(DEFAULT_GATE)
+
+
 def _floors(settings: GateSettings, policy: RetrievalAbstentionPolicy | None) -> tuple[float, float, float]:
     """The evidence floor and the identifier floor (unbounded, as evidence is), and the policy's
     `min_score` (0 without a policy)."""
     min_score = policy.min_score if policy is not None else 0.0
-    return _unbounded(settings.evidence_floor), _unbounded(settings.identifier_floor), min_score
+    evidence, identifier = _DEFAULT_FLOORS if settings is DEFAULT_GATE else _unbounded_floors(settings)
+    return evidence, identifier, min_score
 
 
 def _rows(ranked: Ranked) -> Iterator[tuple[int, float, float, float]]:
