@@ -32,6 +32,7 @@ from ._results import Retrieval
 from ._segment import MIN_PART, segment
 from ._spelling import american
 from ._stemming import Stemmer
+from ._synonyms import synonyms_by_stem
 from ._text import text_tokens
 from ._typo import Corrector
 
@@ -128,6 +129,9 @@ class IndexSettings:
     typo_quality: float = 0.7
     """Credit for a misspelt request word matched through the catalog word one edit away
     (`emial` -> `email`; see `_typo`). Such a match is evidence the gate counts. 0 turns it off."""
+    synonym_quality: float = 0.6
+    """Credit for a request word matched through another word of its group in `_synonyms`
+    (`fetch` -> `retrieve`, `photo` -> `image`). 0 turns it off."""
     min_prefix: int = 4
     """Shortest word that may match another word it is a prefix of."""
     specificity_focus: float = 0.5
@@ -146,9 +150,11 @@ class TermMatch:
     quality: float
     kind: str = "exact"
     """`exact` (same stem), `prefix` (one word starts the other), `part` (of a run-together word),
-    `expansion` (the word an abbreviation stands for) or `typo` (a catalog word one edit away)."""
+    `expansion` (the word an abbreviation stands for), `typo` (a catalog word one edit away) or
+    `synonym` (another word of the request word's group in `_synonyms`)."""
     read_as: str | None = None
-    """For a `typo` match, the catalog word the misspelt request word is read as."""
+    """The word the request word is read as: for a `typo` match the catalog word it stands for,
+    for a `synonym` match the synonym (`fetch` read as `retrieve`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +192,7 @@ class LexicalIndex:
         self._caps = tuple(sorted(catalog, key=lambda cap: cap.route))
         self._doc_by_route = {cap.route: doc for doc, cap in enumerate(self._caps)}
         self._stemmer = Stemmer()
+        self._synonyms = synonyms_by_stem(self._stemmer.stem)
         stem = self._stemmer.stem
         per_doc = [field_tokens(cap) for cap in self._caps]
         surface_vocabulary = {
@@ -375,6 +382,11 @@ class LexicalIndex:
                 # `repo` starts `repositori`: the expansion replaces that looser prefix match
                 matches = [m for m in matches if m.term != spelled]
                 matches.append(TermMatch(spelled, settings.abbreviation_weight, "expansion"))
+        if settings.synonym_quality > 0.0:
+            matched = {m.term for m in matches}
+            for other, synonym in self._synonyms.get(word, ()):
+                if other in self._idf and other not in matched:
+                    matches.append(TermMatch(other, settings.synonym_quality, "synonym", synonym))
         if surface.isdigit():
             # Numbers in a request are argument values (amounts, ids, dates), not what the tool does.
             specific = settings.number_specificity

@@ -50,7 +50,8 @@ class Signal:
     field: str
     weight: float
     read_as: str | None = None
-    """For a misspelt request word, the catalog word it was read as (`wheather` -> `weather`)."""
+    """The word a request word was read as, when not as itself: the catalog word a misspelt word
+    stands for (`wheather` -> `weather`), or the synonym it matched (`fetch` -> `retrieve`)."""
 
 
 @dataclass(frozen=True, slots=True)
