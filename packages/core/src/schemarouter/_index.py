@@ -591,14 +591,16 @@ class LexicalIndex:
         """
         size = len(self._caps)
         vectors = self.word_vectors(terms, key, weights_of)
-        parts: list[tuple[DocArray, WeightArray]] = []
+        positions: list[DocArray] = []
+        values: list[WeightArray] = []
         postings = 0
         positive = True
         for v in vectors:  # one pass: this runs once per request
-            parts.append((v.positions, v.values))
+            positions.append(v.positions)
+            values.append(v.values)
             postings += v.ranking
             positive = positive and v.positive
-        totals = add_up(parts, 3 * size)
+        totals = add_up(positions, values, 3 * size)
         scores = totals[:size]
         hit = None
         if preferred is not None or not positive:

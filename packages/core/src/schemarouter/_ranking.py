@@ -62,21 +62,22 @@ def merged(
     return docs, best[docs]
 
 
-def add_up(parts: Sequence[tuple[DocArray, WeightArray]], size: int) -> WeightArray:
-    """Per position below `size`, the sum of the values `parts` give it, in order.
+def add_up(positions: Sequence[DocArray], values: Sequence[WeightArray], size: int) -> WeightArray:
+    """Per position below `size`, the sum of what the parts give it, in order: part `i` adds
+    `values[i][j]` at `positions[i][j]`.
 
     One `bincount` over the parts laid end to end: it adds element by element in that order,
     starting from 0.0, so a position's sum is the same float a scalar loop adding the parts in
     order gives (a position appears at most once per part).
     """
-    if len(parts) == 1:
-        positions, values = parts[0]
-    elif parts:
-        positions = np.concatenate([p[0] for p in parts])
-        values = np.concatenate([p[1] for p in parts])
+    if len(positions) > 1:
+        total: WeightArray = np.bincount(  # pyright: ignore[reportAssignmentType]
+            np.concatenate(positions), np.concatenate(values), minlength=size
+        )
+    elif positions:
+        total = np.bincount(positions[0], values[0], minlength=size)  # pyright: ignore[reportAssignmentType]
     else:
-        return np.zeros(size, dtype=np.float64)
-    total: WeightArray = np.bincount(positions, values, minlength=size)  # pyright: ignore[reportAssignmentType]
+        total = np.zeros(size, dtype=np.float64)
     return total
 
 

@@ -196,14 +196,12 @@ class Visibility:
         `report()` gives the retrieval's kept and dropped tools with their scores and reasons;
         the decisions explain them, when they are read.
         """
-        names: list[str] = []
-        routes: list[str] = []
-        for tool in kept:
-            if len(routes) < k and tool.route not in rules.hidden_routes:
-                names.append(tool.name)
-                routes.append(tool.route)
-        routed = tuple(routes)
-        for route, name in rules.always:
+        hidden_routes, always = rules.hidden_routes, rules.always  # not the rules: they hold the index
+        shown = [tool for tool in kept if tool.route not in hidden_routes] if hidden_routes else kept
+        names = [tool.name for tool in shown[:k]]
+        routed = tuple([tool.route for tool in shown[:k]])
+        routes = list(routed)
+        for route, name in always:
             if route not in routed:
                 names.append(name)
                 routes.append(route)
@@ -211,8 +209,6 @@ class Visibility:
             reason = "routed"
         elif kept:
             reason = "static_rules_hid_all"
-
-        hidden_routes, always = rules.hidden_routes, rules.always  # not the rules: they hold the index
 
         def explain() -> tuple[ToolDecision, ...]:
             return _decisions(hidden_routes, always, k, routed, *report())
