@@ -9,11 +9,10 @@ import functools
 import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
-from mcp import Client
 
 from ._callables import CallableSource
 from ._capability import Capability
@@ -28,6 +27,9 @@ from .errors import (
     ToolExecutionError,
     ToolTransportError,
 )
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 __all__ = ["ToolResult", "call_cleared"]
 

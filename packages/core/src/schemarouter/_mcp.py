@@ -2,6 +2,10 @@
 
 Discovery only lists tools. Every failure is translated into a typed `SourceError`
 that names the server, and every connection attempt is bounded in time.
+
+The MCP client library is imported when a server is first reached, not with `schemarouter`:
+it takes most of a second to import, and routing over a catalog loaded from JSON or Python
+callables never needs it.
 """
 
 from __future__ import annotations
@@ -10,12 +14,10 @@ import math
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 import anyio
-import httpx2 as _httpx  # the HTTP client the mcp SDK ships with
-from mcp import Client, MCPError, StdioServerParameters
 
 from ._catalog import Catalog, CatalogLimits, ToolSpec
 from .errors import (
@@ -26,6 +28,9 @@ from .errors import (
     SourceError,
     UserError,
 )
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 __all__ = ["McpSource"]
 
@@ -40,6 +45,9 @@ def _leaf(exc: BaseException) -> BaseException:
 
 def translate_error(server: str, exc: BaseException, timeout: float) -> SourceError:
     """Map whatever the transport raised to one typed, readable `SourceError`."""
+    import httpx2 as _httpx  # the HTTP client the mcp SDK ships with (loaded by then)
+    from mcp import MCPError
+
     leaf = _leaf(exc)
     if isinstance(leaf, SourceError):
         return leaf
@@ -136,6 +144,8 @@ class McpSource:
         return self._label
 
     def _client(self) -> Client:
+        from mcp import Client, StdioServerParameters
+
         if self.transport == "stdio":
             assert self.command is not None
             params = StdioServerParameters(
@@ -147,9 +157,10 @@ class McpSource:
             return Client(params, read_timeout_seconds=self.timeout, cache=None)
         assert self.url is not None
         if self.headers:
+            import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            http = _httpx.AsyncClient(headers=dict(self.headers), timeout=self.timeout)
+            http = httpx2.AsyncClient(headers=dict(self.headers), timeout=self.timeout)
             return Client(
                 streamable_http_client(self.url, http_client=http),
                 read_timeout_seconds=self.timeout,
