@@ -124,3 +124,10 @@ def test_unknown_lists_what_names_no_tool_or_route_sorted() -> None:
         "wrte",
     )
     assert catalog.unknown([]) == ()
+
+
+@pytest.mark.parametrize("item", [("a", "d", {}), {"name": "a", "description": "d"}, None])
+def test_a_spec_of_the_wrong_type_is_a_clear_user_error(item: object) -> None:
+    good = ToolSpec("ok", "Fine.")
+    with pytest.raises(UserError, match=r"item 1 is a .*Catalog\.from_definitions"):
+        Catalog.from_specs("demo", [good, item])  # type: ignore[list-item]

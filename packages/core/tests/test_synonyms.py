@@ -104,3 +104,30 @@ def test_each_group_names_one_meaning_with_distinct_stems() -> None:
         for word in group:
             others = {w for _, w in table[stem(word)]}
             assert others == set(group) - {word}
+
+
+@pytest.mark.parametrize(
+    ("stacked", "single"),
+    [
+        ("erase and remove the ledger record", "erase the ledger record"),  # two synonyms of one word
+        ("delete and erase the ledger record", "delete the ledger record"),  # the word and a synonym
+        ("erase and delete the ledger record", "delete the ledger record"),  # in either order
+    ],
+)
+def test_a_catalog_word_reached_by_synonym_counts_once_per_request(stacked: str, single: str) -> None:
+    """Request words count once per stem, so a stem reached through synonyms must too: "erase
+    ... remove" is not twice the evidence of "erase"."""
+    index = LexicalIndex(catalog())
+    (best, *_) = gate(index, stacked, 3).candidates
+    (alone, *_) = gate(index, single, 3).candidates
+    assert best.name == alone.name == "delete_record"
+    assert (best.score, best.rank_score) == (alone.score, alone.rank_score)
+
+
+def test_a_synonym_replaces_a_looser_prefix_match_to_the_same_word() -> None:
+    """"photographs" starts with `photo`, a prefix match that brings no evidence; its synonym
+    `photo` does."""
+    specs = [ToolSpec("search_photos", "Search the gallery by date or place.")]
+    (best,) = gate(LexicalIndex(Catalog.from_specs("demo", specs)), "photographs of my dog", 3).candidates
+    assert {(s.term, s.read_as) for s in best.signals} == {("photographs", "photo")}
+    assert best.identifier_score > 0

@@ -177,7 +177,12 @@ class Catalog:
         caps: list[Capability] = []
         skipped: list[SkippedTool] = []
         seen: set[str] = set()
-        for spec in specs:
+        for position, spec in enumerate(specs):
+            if not isinstance(spec, ToolSpec):  # pyright: ignore[reportUnnecessaryIsInstance]
+                raise UserError(
+                    f"specs must be ToolSpec objects; item {position} is a {type(spec).__name__}"
+                    " (tool definitions as dicts load with Catalog.from_definitions)"
+                )
             result = _validate(source, spec, limits)
             if isinstance(result, SkippedTool):
                 skipped.append(result)

@@ -172,6 +172,15 @@ class QueryTerm:
     matches: tuple[TermMatch, ...]
     corrected: str | None = None
     """For a misspelt word, the catalog word it is read as (`wheather` -> `weather`)."""
+    by_synonym: frozenset[str] = frozenset()
+    """The indexed terms among `matches` that it reaches only as a synonym."""
+    key: str = ""
+    """What its per-word vectors are cached under: `surface`, or for a term whose synonym
+    matches a request dropped (see `LexicalIndex.query_terms`), `surface` and what was dropped."""
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            object.__setattr__(self, "key", self.surface)
 
 
 def _count(counts: dict[str, dict[str, float]], term: str, field: str, weight: float) -> None:
@@ -382,11 +391,14 @@ class LexicalIndex:
                 # `repo` starts `repositori`: the expansion replaces that looser prefix match
                 matches = [m for m in matches if m.term != spelled]
                 matches.append(TermMatch(spelled, settings.abbreviation_weight, "expansion"))
+        by_synonym: set[str] = set()
         if settings.synonym_quality > 0.0:
-            matched = {m.term for m in matches}
             for other, synonym in self._synonyms.get(word, ()):
-                if other in self._idf and other not in matched:
+                if other in self._idf and all(m.term != other or m.kind == "prefix" for m in matches):
+                    # the synonym replaces a looser prefix match (`photographs` starts with `photo`)
+                    matches = [m for m in matches if m.term != other]
                     matches.append(TermMatch(other, settings.synonym_quality, "synonym", synonym))
+                    by_synonym.add(other)
         if surface.isdigit():
             # Numbers in a request are argument values (amounts, ids, dates), not what the tool does.
             specific = settings.number_specificity
@@ -396,7 +408,9 @@ class LexicalIndex:
         return remember(
             self._resolved,
             surface,
-            QueryTerm(surface, word, specific, rarity * specific, tuple(matches), corrected),
+            QueryTerm(
+                surface, word, specific, rarity * specific, tuple(matches), corrected, frozenset(by_synonym)
+            ),
             _RESOLVE_CACHE,
         )
 
@@ -445,6 +459,7 @@ class LexicalIndex:
         seen: set[str] = set()
         words: set[str] = set()
         out: list[QueryTerm] = []
+        synonyms = False
         for surface in self._with_joined(text_tokens(query)):
             if surface in seen:
                 continue
@@ -454,9 +469,42 @@ class LexicalIndex:
                 continue
             words.add(term.word)
             out.append(term)
+            synonyms = synonyms or bool(term.by_synonym)
             if len(out) >= _MAX_QUERY_TERMS:
                 break
+        return self._synonyms_once(out) if synonyms else tuple(out)
+
+    def _synonyms_once(self, terms: list[QueryTerm]) -> tuple[QueryTerm, ...]:
+        """`terms`, with each indexed term reached by synonym counted once per request: not when
+        a request word reaches it otherwise (`fetch` adds nothing to `retrieve` in "fetch and
+        retrieve"), and only for the first word reaching it as a synonym ("erase ... remove"
+        counts `delete` once). A prefix match claims nothing: it brings no gate evidence."""
+        claimed = {
+            m.term for t in terms for m in t.matches if m.kind != "prefix" and m.term not in t.by_synonym
+        }
+        out: list[QueryTerm] = []
+        for term in terms:
+            dropped = term.by_synonym & claimed
+            claimed |= term.by_synonym
+            if dropped:
+                term = self._without(term, dropped)
+            out.append(term)
         return tuple(out)
+
+    def _without(self, term: QueryTerm, dropped: frozenset[str]) -> QueryTerm:
+        """`term` without its synonym matches to `dropped` (weighed again from what is left)."""
+        matches = tuple(m for m in term.matches if m.term not in dropped)
+        rarity = max((self.rarity(m.term) * m.quality for m in matches), default=0.0)
+        return QueryTerm(
+            term.surface,
+            term.word,
+            term.specificity,
+            rarity * term.specificity,
+            matches,
+            term.corrected,
+            term.by_synonym - dropped,
+            term.surface + "\x00" + "\x00".join(sorted(dropped)),
+        )
 
     def _plan(self, qt: QueryTerm) -> TermPlan:
         scale = qt.specificity**self.settings.specificity_focus
@@ -557,7 +605,7 @@ class LexicalIndex:
         for qt in terms:
             if not qt.matches:
                 continue
-            vector = cache.get(qt.surface)
+            vector = cache.get(qt.key)
             if vector is None:
                 vector = self._word_vector(qt, weights_of(qt))
                 entries = len(vector.positions)
@@ -567,7 +615,7 @@ class LexicalIndex:
                         for table in list(self._vectors.values()):
                             table.clear()
                         self._vectors_size = 0
-                    cache[qt.surface] = vector
+                    cache[qt.key] = vector
                     self._vectors_size += entries
             out.append(vector)
         return out

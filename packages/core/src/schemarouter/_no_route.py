@@ -54,6 +54,10 @@ class GateSettings:
     description add up to little."""
     prefix_evidence: float = 0.0
     """Evidence of a prefix match (`dealer` / `dealership`): it helps ranking, but is too loose to route."""
+    synonym_evidence: float = 1.0
+    """Evidence of a synonym match (`remove` / `delete`), relative to its ranking credit
+    (`IndexSettings.synonym_quality`). Below 1, a request whose only link to a tool is a
+    synonym is less likely to route on it (0 = synonyms help ranking only)."""
     identifier_floor: float = 0.25
     """A tool whose identifier evidence reaches this is kept (the query names it)."""
     evidence_floor: float = 0.3
@@ -107,7 +111,13 @@ def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -
     """Per match of one query term: the evidence of a hit on an identifier, and elsewhere."""
     row: list[tuple[float, float]] = []
     for match in qt.matches:
-        factor = settings.prefix_evidence if match.kind == "prefix" else match.quality
+        kind = match.kind
+        if kind == "prefix":
+            factor = settings.prefix_evidence
+        elif kind == "synonym":
+            factor = settings.synonym_evidence * match.quality
+        else:
+            factor = match.quality
         rarity = index.rarity(match.term) * factor
         on_name = rarity * qt.specificity
         elsewhere = rarity * qt.specificity**settings.other_field_power * settings.other_field_factor
