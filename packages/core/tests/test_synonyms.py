@@ -125,7 +125,7 @@ def test_a_catalog_word_reached_by_synonym_counts_once_per_request(stacked: str,
 
 
 def test_a_synonym_replaces_a_looser_prefix_match_to_the_same_word() -> None:
-    """"photographs" starts with `photo`, a prefix match that brings no evidence; its synonym
+    """ "photographs" starts with `photo`, a prefix match that brings no evidence; its synonym
     `photo` does."""
     specs = [ToolSpec("search_photos", "Search the gallery by date or place.")]
     (best,) = gate(LexicalIndex(Catalog.from_specs("demo", specs)), "photographs of my dog", 3).candidates
