@@ -27,6 +27,7 @@ from ._catalog import Catalog
 from ._commonness import english_count, specificity
 from ._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
 from ._memo import remember
+from ._paths import path_words
 from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, postings_of
 from ._results import Retrieval
 from ._segment import MIN_PART, segment
@@ -460,7 +461,10 @@ class LexicalIndex:
         words: set[str] = set()
         out: list[QueryTerm] = []
         synonyms = False
-        for surface in self._with_joined(text_tokens(query)):
+        tokens = text_tokens(query)
+        if "." in query:
+            tokens.extend(path_words(query))
+        for surface in self._with_joined(tokens):
             if surface in seen:
                 continue
             seen.add(surface)

@@ -1,0 +1,64 @@
+"""Files named in a request: a path or a file name stands for a file of a format.
+
+"Save the summary to /root/markdown/report.md" asks for a file to be written in Markdown,
+though neither word is in the request; "open data.xlsx" asks for a spreadsheet. Each path or
+file name in a request (a word with a known extension, or a path with a slash and an
+extension) adds the word "file" and the words its extension stands for to the request's words.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["path_words"]
+
+_FORMATS: dict[str, tuple[str, ...]] = {
+    "md": ("markdown",),
+    "markdown": ("markdown",),
+    "txt": ("text",),
+    "log": ("log",),
+    "csv": ("csv",),
+    "tsv": ("tsv",),
+    "xlsx": ("excel", "spreadsheet"),
+    "xls": ("excel", "spreadsheet"),
+    "docx": ("word", "document"),
+    "doc": ("word", "document"),
+    "pptx": ("powerpoint", "presentation"),
+    "ppt": ("powerpoint", "presentation"),
+    "pdf": ("pdf",),
+    "json": ("json",),
+    "yaml": ("yaml",),
+    "yml": ("yaml",),
+    "xml": ("xml",),
+    "html": ("html",),
+    "py": ("python",),
+    "js": ("javascript",),
+    "ts": ("typescript",),
+    "png": ("image",),
+    "jpg": ("image",),
+    "jpeg": ("image",),
+    "gif": ("image",),
+    "webp": ("image",),
+    "svg": ("image", "svg"),
+    "mp3": ("audio",),
+    "wav": ("audio",),
+    "mp4": ("video",),
+    "mov": ("video",),
+    "zip": ("archive", "zip"),
+}
+
+_NAMED_FILE = re.compile(r"(?<![\w@])[\w./~\\-]*?[\w-]\.([A-Za-z][A-Za-z0-9]{0,4})(?!\w|\.\w)")
+
+
+def path_words(text: str) -> list[str]:
+    """The words the files a request names stand for, in order of first mention (none when it
+    names no file of a known format)."""
+    out: list[str] = []
+    for match in _NAMED_FILE.finditer(text):
+        formats = _FORMATS.get(match.group(1).lower())
+        if formats is None:
+            continue
+        for word in ("file", *formats):
+            if word not in out:
+                out.append(word)
+    return out
