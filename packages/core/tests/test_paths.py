@@ -36,7 +36,7 @@ TOOLS = [
     ],
 )
 def test_the_files_a_request_names_give_words_for_their_format(text: str, words: list[str]) -> None:
-    assert path_words(text) == words
+    assert list(path_words(text)) == words
 
 
 def test_a_path_routes_to_the_tools_for_files_of_its_format() -> None:
@@ -55,3 +55,14 @@ def test_a_request_naming_no_file_is_read_as_before() -> None:
     a = router.retrieve("latest stock news. Then a summary, please.", 3)
     b = router.retrieve("latest stock news Then a summary please", 3)
     assert [(c.name, c.score) for c in a.candidates] == [(c.name, c.score) for c in b.candidates]
+
+
+def test_the_explanation_names_the_file_a_word_was_read_from() -> None:
+    router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
+    (best, *_) = router.retrieve("what is in /data/people.xlsx", 2).candidates
+    assert best.name == "excel_read_sheet"
+    read = {(s.term, s.read_as) for s in best.signals}
+    assert ("/data/people.xlsx", "excel") in read
+    # a word the request itself says is its own, even when a file name says it too
+    (best, *_) = router.retrieve("read the excel sheet people.xlsx", 2).candidates
+    assert ("excel", None) in {(s.term, s.read_as) for s in best.signals}

@@ -115,3 +115,14 @@ def test_nouns_whose_sense_drifted_are_not_folded() -> None:
     stemmer = Stemmer()
     assert stemmer.stem("conversation") != stemmer.stem("convert")
     assert stemmer.stem("position") != stemmer.stem("pose")
+
+
+def test_a_word_read_in_its_other_spelling_says_so() -> None:
+    """A word the everyday-English list knows only in its American spelling is explained as
+    read in that spelling; a word the list knows is not."""
+    router = SchemaRouter(Catalog.from_specs("demo", AMERICAN_TOOLS))
+    (best, *_) = router.retrieve("list the organisations", 2).candidates
+    assert best.name == "list_organizations"
+    assert ("organisations", "organizations") in {(s.term, s.read_as) for s in best.signals}
+    (best, *_) = router.retrieve("list the organizations", 2).candidates
+    assert {s.read_as for s in best.signals} == {None}

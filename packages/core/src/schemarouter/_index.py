@@ -14,7 +14,7 @@ import math
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -178,6 +178,8 @@ class QueryTerm:
     key: str = ""
     """What its per-word vectors are cached under: `surface`, or for a term whose synonym
     matches a request dropped (see `LexicalIndex.query_terms`), `surface` and what was dropped."""
+    named_by: str | None = None
+    """For a word a file name in the request stands for (see `_paths`), that file name."""
 
     def __post_init__(self) -> None:
         if not self.key:
@@ -358,7 +360,8 @@ class LexicalIndex:
             meant = american(surface)
         corrected: str | None = None
         if word in self._idf:
-            matches.append(TermMatch(word, 1.0))
+            # a word the list knows only in its other spelling ("resise" / "resize") says so
+            matches.append(TermMatch(word, 1.0, read_as=meant if meant != surface else None))
         if word.isalpha() and len(word) >= settings.min_prefix:
             longer = self._longer_terms(word)
             matches.extend(TermMatch(t, settings.prefix_quality, "prefix") for t in longer if t != word)
@@ -462,8 +465,11 @@ class LexicalIndex:
         out: list[QueryTerm] = []
         synonyms = False
         tokens = text_tokens(query)
-        if "." in query:
-            tokens.extend(path_words(query))
+        files = path_words(query) if "." in query else None
+        own: set[str] = set()
+        if files:
+            own = set(tokens)  # words of the request itself
+            tokens.extend(files)
         for surface in self._with_joined(tokens):
             if surface in seen:
                 continue
@@ -472,6 +478,8 @@ class LexicalIndex:
             if term.word in words:
                 continue
             words.add(term.word)
+            if files and surface in files and surface not in own:
+                term = replace(term, named_by=files[surface])  # a file name's word, not the request's
             out.append(term)
             synonyms = synonyms or bool(term.by_synonym)
             if len(out) >= _MAX_QUERY_TERMS:
@@ -508,6 +516,7 @@ class LexicalIndex:
             term.corrected,
             term.by_synonym - dropped,
             term.surface + "\x00" + "\x00".join(sorted(dropped)),
+            term.named_by,
         )
 
     def _plan(self, qt: QueryTerm) -> TermPlan:

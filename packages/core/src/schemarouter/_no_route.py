@@ -154,7 +154,10 @@ def _signals(
     for i, j, mask in index.doc_hits(doc, terms):
         on_name, elsewhere = weights[i][j]
         weight = round(on_name if mask & _IDENTIFIER_MASK else elsewhere, 6)
-        surface, read_as = terms[i].surface, terms[i].matches[j].read_as
+        term = terms[i]
+        surface, read_as = term.surface, term.matches[j].read_as
+        if term.named_by is not None:  # "report.md" read as markdown
+            surface, read_as = term.named_by, read_as or surface
         for name in _FIELDS_OF[mask]:
             signals.append(Signal(surface, name, weight, read_as))
     return tuple(signals)

@@ -50,15 +50,14 @@ _FORMATS: dict[str, tuple[str, ...]] = {
 _NAMED_FILE = re.compile(r"(?<![\w@])[\w./~\\-]*?[\w-]\.([A-Za-z][A-Za-z0-9]{0,4})(?!\w|\.\w)")
 
 
-def path_words(text: str) -> list[str]:
-    """The words the files a request names stand for, in order of first mention (none when it
-    names no file of a known format)."""
-    out: list[str] = []
+def path_words(text: str) -> dict[str, str]:
+    """The words the files a request names stand for, each with the first path or file name
+    that gave it, in order of first mention (empty when it names no file of a known format)."""
+    out: dict[str, str] = {}
     for match in _NAMED_FILE.finditer(text):
         formats = _FORMATS.get(match.group(1).lower())
         if formats is None:
             continue
         for word in ("file", *formats):
-            if word not in out:
-                out.append(word)
+            out.setdefault(word, match.group(0))
     return out

@@ -51,7 +51,9 @@ class Signal:
     weight: float
     read_as: str | None = None
     """The word a request word was read as, when not as itself: the catalog word a misspelt word
-    stands for (`wheather` -> `weather`), or the synonym it matched (`fetch` -> `retrieve`)."""
+    stands for (`wheather` -> `weather`), its other spelling (`resise` -> `resize`), the synonym
+    it matched (`fetch` -> `retrieve`), or, when `term` is a file name, a word for the file
+    (`report.md` -> `markdown`)."""
 
 
 @dataclass(frozen=True, slots=True)
