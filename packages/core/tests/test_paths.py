@@ -27,6 +27,8 @@ TOOLS = [
         ("see report.pdf, and notes.txt.", ["file", "pdf", "text"]),
         ("C:\\docs\\plan.docx", ["file", "word", "document"]),
         ("run ./scripts/build.py twice", ["file", "python"]),
+        ("summarise https://example.com/q3/report.pdf", ["pdf"]),  # on the web, not on a disk
+        ("open file:///tmp/notes.md", ["file", "markdown"]),
         ("visit www.example.com now", []),  # a host, not a file
         ("write to ann.lee@example.com", []),  # an address
         ("Mr. Smith went home. Then he slept.", []),  # sentence ends

@@ -4,6 +4,8 @@
 though neither word is in the request; "open data.xlsx" asks for a spreadsheet. Each path or
 file name in a request (a word with a known extension, or a path with a slash and an
 extension) adds the word "file" and the words its extension stands for to the request's words.
+A web address ending in a file name ("https://example.com/data.json") adds the words for its
+format but not "file": it names a resource on the web, not a file on a disk.
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ def path_words(text: str) -> dict[str, str]:
         formats = _FORMATS.get(match.group(1).lower())
         if formats is None:
             continue
-        for word in ("file", *formats):
-            out.setdefault(word, match.group(0))
+        start = max(text.rfind(space, 0, match.start()) for space in " \t\n\r") + 1
+        named = text[start : match.end()]  # the whole word: a web address keeps its scheme
+        # a web address names a resource of that format, not a file on a disk
+        web = "://" in named and not named.lower().startswith("file://")
+        for word in formats if web else ("file", *formats):
+            out.setdefault(word, named)
     return out
