@@ -131,3 +131,19 @@ def test_a_synonym_replaces_a_looser_prefix_match_to_the_same_word() -> None:
     (best,) = gate(LexicalIndex(Catalog.from_specs("demo", specs)), "photographs of my dog", 3).candidates
     assert {(s.term, s.read_as) for s in best.signals} == {("photographs", "photo")}
     assert best.identifier_score > 0
+
+
+def test_a_word_whose_synonym_one_request_dropped_keeps_it_in_the_next() -> None:
+    """What a word adds is cached per word; the reading without its synonym is cached apart."""
+    specs = [
+        ToolSpec("delete_record", "Delete a record from the ledger."),
+        ToolSpec("stain_remover", "Which stain remover suits a fabric."),  # "remove" also prefixes it
+    ]
+    index = LexicalIndex(Catalog.from_specs("demo", specs))
+    stacked = gate(index, "erase and remove the ledger record", 2)
+    assert stacked == gate(
+        LexicalIndex(Catalog.from_specs("demo", specs)), "erase and remove the ledger record", 2
+    )
+    single = gate(index, "remove the ledger record", 2)
+    assert single == gate(LexicalIndex(Catalog.from_specs("demo", specs)), "remove the ledger record", 2)
+    assert any(s.read_as == "delete" for c in single.candidates for s in c.signals if s.term == "remove")
