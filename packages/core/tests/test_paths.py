@@ -35,6 +35,14 @@ TOOLS = [
         ("Python 3.11 is out", []),  # a version
         ("e.g. this one", []),
         ("the archive.unknownext file", []),  # an extension not in the table
+        ("Fetch https://point.md/ru/novosti", []),  # a host, not a file
+        ("see www.example.com/tools/setup.zip", ["archive", "zip"]),  # a host, then a path on it
+        ("Node.js or Vue.js, and console.log", []),  # code, not files
+        ("a cat named Mr.Log", []),
+        ("Open budget (1).xlsx", ["file", "excel", "spreadsheet"]),
+        ("read [the spec](https://x.org/spec.pdf)", ["pdf"]),
+        ("fix src/App.ts and app.js", ["file", "typescript", "javascript"]),
+        ("Here is the log output." + "-" * 2000, []),
     ],
 )
 def test_the_files_a_request_names_give_words_for_their_format(text: str, words: list[str]) -> None:
@@ -68,3 +76,17 @@ def test_the_explanation_names_the_file_a_word_was_read_from() -> None:
     # a word the request itself says is its own, even when a file name says it too
     (best, *_) = router.retrieve("read the excel sheet people.xlsx", 2).candidates
     assert ("excel", None) in {(s.term, s.read_as) for s in best.signals}
+
+
+def test_a_file_named_early_in_a_long_request_still_counts() -> None:
+    """Words for the files a request names come before its own words, which count up to 64."""
+    router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
+    filler = " ".join(f"word{i}x" for i in range(80))
+    (best, *_) = router.retrieve(f"Open quarterly.xlsx. {filler}", 2).candidates
+    assert best.name == "excel_read_sheet"
+
+
+def test_an_explanation_shows_the_file_name_without_the_punctuation_around_it() -> None:
+    router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
+    (best, *_) = router.retrieve('what is in "people.xlsx"?', 2).candidates
+    assert ("people.xlsx", "excel") in {(s.term, s.read_as) for s in best.signals}

@@ -458,19 +458,21 @@ class LexicalIndex:
         """The query's distinct terms (stop-words removed), in order of first use.
 
         At most the first 64 distinct terms count: the words after them are not weighed. That
-        bounds the per-word work of a request into which a whole document was pasted.
+        bounds the per-word work of a request into which a whole document was pasted. The words
+        for the files a request names (see `_paths`) come first, so that a long request's own
+        words do not crowd them out.
         """
         seen: set[str] = set()
         words: set[str] = set()
         out: list[QueryTerm] = []
         synonyms = False
-        tokens = text_tokens(query)
+        tokens = self._with_joined(text_tokens(query))
         files = path_words(query) if "." in query else None
         own: set[str] = set()
         if files:
             own = set(tokens)  # words of the request itself
-            tokens.extend(files)
-        for surface in self._with_joined(tokens):
+            tokens = [*files, *tokens]  # first, so that a long request's words do not crowd them out
+        for surface in tokens:
             if surface in seen:
                 continue
             seen.add(surface)
