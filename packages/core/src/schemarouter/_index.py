@@ -467,7 +467,7 @@ class LexicalIndex:
         out: list[QueryTerm] = []
         synonyms = False
         tokens = self._with_joined(text_tokens(query))
-        files = path_words(query) if "." in query else None
+        files = path_words(query)
         own: set[str] = set()
         if files:
             own = set(tokens)  # words of the request itself

@@ -13,6 +13,8 @@ and an extension in mixed case ("Mr.Log"). The scan is one pass over the request
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["path_words"]
 
 _FORMATS: dict[str, tuple[str, ...]] = {
@@ -48,6 +50,7 @@ _FORMATS: dict[str, tuple[str, ...]] = {
     "zip": ("archive", "zip"),
 }
 
+_EXTENSION_HINT = re.compile(r"\.[A-Za-z]")
 _STRIP = "\"'`()[]{}<>,;:!?*"
 _MAX_WORD = 1024
 """Longer words (pasted data, encoded blobs) are not read as file names."""
@@ -96,6 +99,8 @@ def path_words(text: str) -> dict[str, str]:
     """The words the files a request names stand for, each with the first path or file name
     that gave it, in order of first mention (empty when it names no file of a known format)."""
     out: dict[str, str] = {}
+    if _EXTENSION_HINT.search(text) is None:
+        return out  # no dot before a letter: no extension anywhere (the usual request)
     for word in text.split():
         if "." not in word:
             continue
