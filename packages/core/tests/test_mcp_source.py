@@ -97,19 +97,3 @@ def test_bad_urls_are_misuse(url: str) -> None:
 async def test_only_mcp_kind_is_supported() -> None:
     with pytest.raises(UserError, match="kind"):
         await SchemaRouter.from_url("http://127.0.0.1:1/mcp", kind="openapi")  # type: ignore[arg-type]
-
-
-def test_routing_without_a_server_does_not_import_the_mcp_client() -> None:
-    """Routing a catalog of callables never imports the MCP client library (most of a second
-    at import); the discovery tests above show it loads when a server is reached."""
-    import subprocess
-
-    code = (
-        "import sys, schemarouter, schemarouter.cli\n"
-        "r = schemarouter.SchemaRouter.from_callables([len]); r.retrieve('length', 1)\n"
-        "schemarouter.Visibility(r).allow_set('length of a list')\n"
-        "loaded = [m for m in ('mcp', 'httpx2') if m in sys.modules]\n"
-        "print(loaded); sys.exit(1 if loaded else 0)\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stdout + result.stderr

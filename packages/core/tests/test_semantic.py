@@ -63,17 +63,6 @@ class NanOnQueryEncoder(HashingEncoder):
         return out
 
 
-def test_import_schemarouter_loads_no_semantic_dependency() -> None:
-    code = (
-        "import sys, schemarouter, schemarouter.cli;"
-        "r = schemarouter.SchemaRouter.from_callables([len]); r.retrieve('length', 1);"
-        "bad = [m for m in ('wordllama', 'tokenizers', 'safetensors') if m in sys.modules];"
-        "print(bad); sys.exit(1 if bad else 0)"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 def test_missing_extra_is_a_clear_setup_error() -> None:
     code = (
         "import sys; sys.modules['wordllama'] = None\n"

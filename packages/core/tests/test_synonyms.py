@@ -147,3 +147,19 @@ def test_a_word_whose_synonym_one_request_dropped_keeps_it_in_the_next() -> None
     single = gate(index, "remove the ledger record", 2)
     assert single == gate(LexicalIndex(Catalog.from_specs("demo", specs)), "remove the ledger record", 2)
     assert any(s.read_as == "delete" for c in single.candidates for s in c.signals if s.term == "remove")
+
+
+def test_synonym_evidence_sets_what_a_synonym_brings_the_gate() -> None:
+    """`GateSettings.synonym_evidence` scales a synonym's gate evidence, not its ranking."""
+    from dataclasses import replace
+
+    from schemarouter._no_route import DEFAULT_GATE
+
+    index = LexicalIndex(catalog())
+    full = gate(index, "fetch invoice 1042", 3)
+    none = gate(index, "fetch invoice 1042", 3, settings=replace(DEFAULT_GATE, synonym_evidence=0.0))
+    weight = {s.term: s.weight for s in full.candidates[0].signals}
+    assert weight["fetch"] > 0
+    assert {s.term: s.weight for s in none.candidates[0].signals}["fetch"] == 0
+    assert none.candidates[0].rank_score == full.candidates[0].rank_score
+    assert none.candidates[0].score < full.candidates[0].score

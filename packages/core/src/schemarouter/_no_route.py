@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ._abstention import RetrievalAbstentionPolicy
@@ -69,27 +69,27 @@ class GateSettings:
     """Ranked tools examined at least (more when k is large)."""
     reported_dropped: int = 10
     """Refused tools reported with their reasons, best ranked first (the rest are counted)."""
+    unbounded_floors: tuple[float, float] = field(init=False, repr=False, compare=False)
+    """`evidence_floor` and `identifier_floor` on evidence's unbounded scale, worked out once
+    (the gate compares against them on every request)."""
 
-
-DEFAULT_GATE = GateSettings()
+    def __post_init__(self) -> None:
+        floors = (_unbounded(self.evidence_floor), _unbounded(self.identifier_floor))
+        object.__setattr__(self, "unbounded_floors", floors)
 
 
 def _unbounded(score: float) -> float:
     return -math.log(1.0 - min(score, 0.999999))
 
 
-def _unbounded_floors(settings: GateSettings) -> tuple[float, float]:
-    return _unbounded(settings.evidence_floor), _unbounded(settings.identifier_floor)
-
-
-_DEFAULT_FLOORS = _unbounded_floors(DEFAULT_GATE)
+DEFAULT_GATE = GateSettings()
 
 
 def _floors(settings: GateSettings, policy: RetrievalAbstentionPolicy | None) -> tuple[float, float, float]:
     """The evidence floor and the identifier floor (unbounded, as evidence is), and the policy's
     `min_score` (0 without a policy)."""
     min_score = policy.min_score if policy is not None else 0.0
-    evidence, identifier = _DEFAULT_FLOORS if settings is DEFAULT_GATE else _unbounded_floors(settings)
+    evidence, identifier = settings.unbounded_floors
     return evidence, identifier, min_score
 
 

@@ -65,8 +65,8 @@ def _shown(word: str) -> str:
 
 
 def _named_file(word: str) -> tuple[str, bool] | None:
-    """(extension, on the web?) when `word` names a file of a known format, else None."""
-    word = _shown(word)
+    """(extension, on the web?) when `word` (as `_shown` gives it) names a file of a known
+    format, else None."""
     if not word or len(word) > _MAX_WORD:
         return None
     lower = word.lower()
@@ -104,11 +104,11 @@ def path_words(text: str) -> dict[str, str]:
     for word in text.split():
         if "." not in word:
             continue
-        named = _named_file(word)
+        shown = _shown(word)
+        named = _named_file(shown)
         if named is None:
             continue
         extension, web = named
-        shown = _shown(word)
         for meant in _FORMATS[extension] if web else ("file", *_FORMATS[extension]):
             out.setdefault(meant, shown)
     return out
