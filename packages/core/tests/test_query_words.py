@@ -80,3 +80,37 @@ def test_only_the_first_64_distinct_words_of_a_request_are_weighed() -> None:
     assert router.retrieve(" ".join(["metar", *filler]), 3).names[:1] == ("get_metar",)
     assert router.retrieve(" ".join([*filler[:63], "metar"]), 3).names[:1] == ("get_metar",)
     assert router.retrieve(" ".join([*filler[:64], "metar"]), 3).no_route
+
+
+MIXED_CASE_TOOLS = [
+    ToolSpec("video_transcript", "Fetch the transcript of a YouTube video."),
+    ToolSpec("tube_status", "Live status of the London Underground (the Tube) lines."),
+    ToolSpec("hacker_news_top", "Top stories on Hacker News."),
+    ToolSpec("search_iPhone_apps", "Search the App Store."),
+]
+
+
+def test_a_mixed_case_word_is_indexed_whole_besides_its_parts() -> None:
+    assert text_tokens("Watch it on YouTube.", wholes=True) == ["watch", "tube", "youtube"]
+    assert text_tokens("Watch it on YouTube.") == ["watch", "tube"]  # requests: see below
+    assert text_tokens("call getWeather", wholes=True) == ["call", "weather", "getweather"]
+    assert text_tokens("the API is down", wholes=True) == ["api"]  # one case throughout: no whole
+
+
+def test_a_request_names_a_mixed_case_word_the_catalog_knows_whole() -> None:
+    router = SchemaRouter(Catalog.from_specs("demo", MIXED_CASE_TOOLS))
+    retrieval = router.retrieve("anything new on YouTube?", 4)
+    # read whole, `YouTube` is the video tool's word; its part `tube` would name the other tool
+    assert retrieval.names == ("video_transcript",)
+    assert {s.term for c in retrieval.candidates for s in c.signals} == {"youtube"}
+
+
+def test_a_mixed_case_word_the_catalog_knows_only_in_parts_is_read_in_parts() -> None:
+    router = SchemaRouter(Catalog.from_specs("demo", MIXED_CASE_TOOLS))
+    assert router.retrieve("show me HackerNews", 4).names[:1] == ("hacker_news_top",)
+
+
+def test_a_mixed_case_part_of_a_tool_name_is_indexed_whole() -> None:
+    router = SchemaRouter(Catalog.from_specs("demo", MIXED_CASE_TOOLS))
+    assert router.retrieve("best iPhone games", 4).names[:1] == ("search_iPhone_apps",)
+    assert router.retrieve("best iphone games", 4).names[:1] == ("search_iPhone_apps",)

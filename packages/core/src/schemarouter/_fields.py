@@ -8,11 +8,12 @@ levels deep; schemas are read, never modified.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ._capability import Capability
-from ._text import STOP_WORDS, identifier_tokens, text_tokens
+from ._text import STOP_WORDS, identifier_tokens, mixed_case_whole, text_tokens
 
 __all__ = ["FIELDS", "IDENTIFIER_FIELDS", "field_tokens"]
 
@@ -55,10 +56,18 @@ def _describe(schema: Mapping[str, Any], names: list[str], texts: list[str], dep
     _walk_schema(schema, names, texts, depth)
 
 
+_LETTER_RUNS = re.compile(r"[A-Za-z]+")
+
+
 def _name_tokens(name: str) -> list[str]:
     tokens = identifier_tokens(name)
-    kept = [t for t in tokens if t not in STOP_WORDS]
-    return kept or tokens
+    kept = [t for t in tokens if t not in STOP_WORDS] or tokens
+    # a part written in mixed case is also indexed whole (`get_YouTube_video` -> `youtube`)
+    for run in _LETTER_RUNS.findall(name):
+        whole = mixed_case_whole(run)
+        if whole is not None and whole not in kept:
+            kept.append(whole)
+    return kept
 
 
 def field_tokens(cap: Capability) -> dict[str, list[str]]:
@@ -71,11 +80,11 @@ def field_tokens(cap: Capability) -> dict[str, list[str]]:
         params.extend(_name_tokens(name))
     param_text: list[str] = []
     for text in texts:
-        param_text.extend(text_tokens(text))
+        param_text.extend(text_tokens(text, wholes=True))
     return {
         "name": _name_tokens(cap.name),
-        "title": text_tokens(cap.title or ""),
-        "description": text_tokens(cap.description),
+        "title": text_tokens(cap.title or "", wholes=True),
+        "description": text_tokens(cap.description, wholes=True),
         "params": params,
         "param_text": param_text,
     }

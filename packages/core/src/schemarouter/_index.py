@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,7 +35,7 @@ from ._segment import MIN_PART, segment
 from ._spelling import american
 from ._stemming import Stemmer
 from ._synonyms import synonyms_by_stem
-from ._text import text_tokens
+from ._text import mixed_case_whole, text_tokens
 from ._typo import Corrector
 
 __all__ = [
@@ -303,6 +304,7 @@ class LexicalIndex:
         self._corrector = Corrector({tok for fields in per_doc for name in FIELDS for tok in fields[name]})
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
         self._resolved: dict[str, QueryTerm] = {}
+        self._request_words: dict[str, tuple[str, ...]] = {}
         self._joined: dict[str, bool] = {}
         self._vectors: dict[Hashable, dict[str, WordVector]] = {}
         self._vectors_size = 0
@@ -427,6 +429,28 @@ class LexicalIndex:
             query = re.sub(rf"\b{re.escape(surface)}\b", word, query, flags=re.IGNORECASE)
         return query
 
+    def _request_tokens(self, query: str) -> list[str]:
+        """The request's tokens (see `text_tokens`), a word written in mixed case read whole
+        when the catalog indexes it whole (`YouTube` -> `youtube`), and as its parts otherwise
+        (`getWeather` -> `get`, `weather`)."""
+        if not query.isascii():
+            query = unicodedata.normalize("NFKC", query)
+        out: list[str] = []
+        cache = self._request_words
+        for word in query.split():
+            tokens = cache.get(word)
+            if tokens is None:
+                tokens = remember(cache, word, self._word_tokens(word), _RESOLVE_CACHE)
+            out.extend(tokens)
+        return out
+
+    def _word_tokens(self, word: str) -> tuple[str, ...]:
+        parts = text_tokens(word)
+        whole = mixed_case_whole(word)
+        if whole is not None and self._stemmer.stem(whole) in self._idf:
+            return (whole,)
+        return tuple(parts)
+
     def _with_joined(self, tokens: list[str]) -> list[str]:
         """`tokens`, each pair of adjacent words followed by the pair written as one word when the
         catalog indexes that word ("non profit" -> `nonprofit`, "web site" -> `website`)."""
@@ -466,7 +490,7 @@ class LexicalIndex:
         words: set[str] = set()
         out: list[QueryTerm] = []
         synonyms = False
-        tokens = self._with_joined(text_tokens(query))
+        tokens = self._with_joined(self._request_tokens(query))
         files = path_words(query)
         own: set[str] = set()
         if files:

@@ -13,7 +13,7 @@ import unicodedata
 
 from ._memo import remember
 
-__all__ = ["STOP_WORDS", "identifier_tokens", "is_cjk", "text_tokens", "word_tokens"]
+__all__ = ["STOP_WORDS", "identifier_tokens", "is_cjk", "mixed_case_whole", "text_tokens", "word_tokens"]
 
 STOP_WORDS = frozenset(
     [
@@ -326,23 +326,44 @@ def _content_tokens(text: str) -> list[str]:
 
 
 _text_words: dict[str, tuple[str, ...]] = {}
+_text_words_whole: dict[str, tuple[str, ...]] = {}
+
+_MIXED_CASE = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*")
+"""A word written in mixed case: a capital after a small letter (`YouTube`, `iPhone`, `getWeather`)."""
+_AROUND_WORD = "\"'`()[]{}<>,.;:!?*"
 
 
-def text_tokens(text: str) -> list[str]:
+def mixed_case_whole(word: str) -> str | None:
+    """`word` (surrounding punctuation aside) lower-cased and kept whole, if it is written in
+    mixed case (`YouTube` -> `youtube`); otherwise None. Such a word is split into its parts
+    (`you`, `tube`) like an identifier, but is often a name in its own right."""
+    core = word.strip(_AROUND_WORD)
+    if _MIXED_CASE.fullmatch(core) is None:
+        return None
+    whole = core.casefold()
+    return None if whole in STOP_WORDS else whole
+
+
+def text_tokens(text: str, wholes: bool = False) -> list[str]:
     """Lower-cased tokens of free text; stop-words and single ASCII characters removed.
 
     Words written in camelCase or with digits inside (`getWeather`, `v2`) are split the
-    way identifiers are, since users paste tool names into requests.
+    way identifiers are, since users paste tool names into requests. With `wholes`, a word
+    written in mixed case is also kept whole, after its parts (`YouTube` -> `tube`,
+    `youtube`): the catalog side indexes both, so a request can name either.
     """
     if not text.isascii():
-        return _content_tokens(text)
-    # ASCII text is already NFKC-normal and no split crosses whitespace: tokenise word by word,
-    # remembering each distinct word.
+        # NFKC first; no token crosses whitespace, so the words can then be read one by one
+        text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
-    cache = _text_words
+    cache = _text_words_whole if wholes else _text_words
     for word in text.split():
         tokens = cache.get(word)
         if tokens is None:
-            tokens = _remember(cache, word, _content_tokens(word))
+            found = _content_tokens(word)
+            whole = mixed_case_whole(word) if wholes else None
+            if whole is not None and whole not in found:
+                found.append(whole)
+            tokens = _remember(cache, word, found)
         out.extend(tokens)
     return out
