@@ -74,3 +74,61 @@ def test_calibrate_rejects_a_malformed_file(tmp_path: Path) -> None:
     labelled = tmp_path / "bad.json"
     labelled.write_text('{"supported": [{"query": 3}]}', encoding="utf-8")
     assert main(["calibrate", "--stdio", _server(tmp_path / "c.jsonl"), str(labelled)]) == 2
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {
+            "suported": [{"query": "convert 1 USD", "tools": ["convert_currency"]}],
+            "unsupported": ["hi", "yo"],
+        },
+        {
+            "supported": [{"query": "convert 1 USD", "tool": ["convert_currency"]}],
+            "unsupported": ["hi", "yo"],
+        },
+    ],
+)
+def test_calibrate_names_a_misspelt_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], document: dict[str, object]
+) -> None:
+    labelled = tmp_path / "typo.json"
+    labelled.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["calibrate", "--stdio", _server(tmp_path / "c.jsonl"), str(labelled)]) == 2
+    assert "unknown keys" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1", "soon"])
+def test_a_timeout_that_is_not_a_positive_number_of_seconds_is_misuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["route", "--stdio", _server(tmp_path / "c.jsonl"), "--timeout", value, "convert 1 USD"])
+    assert exit_info.value.code == 2
+    assert "--timeout" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-0.1"])
+def test_a_min_score_that_is_not_a_score_is_misuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    code = main(["route", "--stdio", _server(tmp_path / "c.jsonl"), "--min-score", value, "convert 1 USD"])
+    assert code == 2
+    assert "min_score" in capsys.readouterr().err
+
+
+def test_route_says_when_a_long_request_loses_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a request's first 64 distinct words are weighed: the output says how many were not,
+    so that a caller routing a whole transcript sees why the ask at its end did not count."""
+    filler = " ".join(f"wq{chr(97 + i // 26)}{chr(97 + i % 26)}k" for i in range(70))
+    server = _server(tmp_path / "c.jsonl")
+    assert main(["route", "--stdio", server, "--json", f"{filler} convert 100 USD to EUR"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["unweighed_words"] == 70 + 4 - 64  # convert, 100, usd, eur ('to' is a stop-word)
+    assert out["no_route"] is True
+    assert main(["route", "--stdio", server, "--json", "convert 100 USD to EUR"]) == 0
+    assert json.loads(capsys.readouterr().out)["unweighed_words"] == 0
+    assert main(["route", "--stdio", server, f"{filler} convert 100 USD to EUR"]) == 0
+    assert "10 words after the request's first 64 were not weighed" in capsys.readouterr().out

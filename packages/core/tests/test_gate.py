@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec
+from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, UserError
 
 HONEST = [
     ToolSpec("get_weather_forecast", "Get the weather forecast (temperature, rain) for a city."),
@@ -132,3 +132,40 @@ def test_a_number_shared_with_a_parameter_description_does_not_route() -> None:
     assert routed.names == ("convert_currency",)
     alone = SchemaRouter(Catalog.from_specs("demo", specs[1:])).retrieve("what about 100", 3)
     assert alone.no_route
+
+
+@pytest.mark.parametrize("bad", [float("nan"), -0.1, float("inf"), "0.5", True, None])
+def test_a_min_score_that_is_not_a_score_is_refused(bad: object) -> None:
+    """NaN compares false with every score, so it would turn abstention off: refused, like a
+    negative or infinite value or one of the wrong type."""
+    with pytest.raises(UserError, match="min_score"):
+        RetrievalAbstentionPolicy(min_score=bad)  # type: ignore[arg-type]
+
+
+def test_a_threshold_set_to_a_reported_score_keeps_that_tool() -> None:
+    """The gate compares the score as reported (six decimals), so a `min_score` read off a
+    candidate, as calibration reads it, keeps that candidate everywhere: in `retrieve` and in
+    a `Visibility`."""
+    from schemarouter import Visibility
+
+    r = router()
+    queries = [
+        "weather forecast for Lisbon",
+        "will it rain in Oslo tomorrow",
+        "find the customer with email ann@example.com",
+        "convert 20 dollars to yen",
+        "send an email to Bob",
+        "which invoices are unpaid",
+        "car parks free in Singapore",
+        "email the customer their invoices",
+        "currency rates and the weather",
+        "list invoices for the customer Ann",
+    ]
+    checked = 0
+    for query in queries:
+        for c in r.retrieve(query, 5).candidates:
+            policy = RetrievalAbstentionPolicy(min_score=c.score)
+            assert c.route in r.retrieve(query, 5, policy=policy).routes, (query, c.score)
+            assert c.name in Visibility(r, k=5, abstention=policy).allow_set(query).names
+            checked += 1
+    assert checked >= 10

@@ -18,13 +18,13 @@ import pytest
 from schemarouter import (
     AllowSet,
     Catalog,
-    RetrievalAbstentionPolicy,
     RoutingError,
     SchemaRouter,
     ToolDecision,
     ToolSpec,
     UserError,
     Visibility,
+    calibrate,
 )
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_conformance._fixture import build_server, read_call_log
@@ -229,8 +229,7 @@ def test_decisions_read_later_are_those_of_when_the_allow_set_was_made() -> None
         "read a stored document from the archive"
     )
     expected = fresh.decisions
-    visibility.k = 3
-    visibility.abstention = RetrievalAbstentionPolicy(min_score=0.99)
+    visibility.allow_set("read everything")  # a later request leaves this allow-set as it was
     assert allow.decisions == expected
     assert any(d.reason == "beyond_k" and d.detail == "k=1" for d in allow.decisions)
     assert any(d.name == "read" and d.reason == "blocked" for d in allow.decisions)
@@ -309,3 +308,24 @@ def test_an_unread_report_does_not_keep_the_index_alive() -> None:
     assert index() is None
     assert allow.decisions == expected.decisions
     assert {d.reason for d in allow.decisions} >= {"routed", "blocked", "always_visible"}
+
+
+@pytest.mark.parametrize("rule", ["router", "k", "abstention", "always_visible", "blocked", "allowed"])
+def test_rules_cannot_be_changed_in_place(rule: str) -> None:
+    """Rules are resolved once per catalog version: one changed in place would be ignored, so
+    changing one is an error, not a silent no-op (make a new Visibility instead)."""
+    visibility = Visibility(SchemaRouter(CATALOG), k=3, blocked={"read"})
+    with pytest.raises(AttributeError):
+        setattr(visibility, rule, getattr(visibility, rule))
+    assert "read" not in visibility.allow_set("read a stored document from the archive").names
+
+
+def test_a_calibration_report_in_place_of_its_policy_is_refused_up_front() -> None:
+    supported = [("read document 7", ["read"]), ("search the archive", ["archive_search"])]
+    report = calibrate(SchemaRouter(CATALOG), supported=supported * 2, unsupported=["bake bread"] * 4)
+    with pytest.raises(UserError, match=r"\.policy"):
+        Visibility(SchemaRouter(CATALOG), abstention=report)  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="RetrievalAbstentionPolicy"):
+        SchemaRouter(CATALOG).retrieve("read the archive", policy=report)  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="router must be a SchemaRouter"):
+        Visibility(CATALOG)  # type: ignore[arg-type]

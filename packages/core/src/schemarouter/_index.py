@@ -512,6 +512,27 @@ class LexicalIndex:
                 break
         return self._synonyms_once(out) if synonyms else tuple(out)
 
+    def unweighed_words(self, query: str) -> tuple[str, ...]:
+        """The request's distinct words past the first 64 that `query_terms` weighs (empty for
+        almost every request): what a long request loses, so that callers can say so."""
+        tokens = self._with_joined(self._request_tokens(query))
+        files = path_words(query)
+        seen: set[str] = set()
+        words: set[str] = set()
+        out: list[str] = []
+        for surface in [*files, *tokens]:
+            if surface in seen:
+                continue
+            seen.add(surface)
+            cached = self._resolved.get(surface)  # the stem, as `_resolve` finds it, without the rest
+            word = cached.word if cached is not None else self._stemmer.stem(surface)
+            if word in words:
+                continue
+            words.add(word)
+            if len(words) > _MAX_QUERY_TERMS:
+                out.append(surface)
+        return tuple(out)
+
     def _synonyms_once(self, terms: list[QueryTerm]) -> tuple[QueryTerm, ...]:
         """`terms`, with each indexed term reached by synonym counted once per request: not when
         a request word reaches it otherwise (`fetch` adds nothing to `retrieve` in "fetch and

@@ -254,7 +254,7 @@ def verdicts(
             reason = "preferred_route"
         elif total < evidence_floor and identifier < identifier_floor:
             reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
-        elif score < min_score:
+        elif round(score, 6) < min_score:  # the score as reported: a threshold read off one keeps it
             reason = "below_min_score"
         else:
             reason = "routed"
@@ -289,7 +289,10 @@ def kept_docs(
         if doc != preferred_doc:
             if total < evidence_floor and identifier < identifier_floor:
                 continue
-            if min_score > 0.0 and _routing_score(total, rank_score, ranking.unit, settings) < min_score:
+            if (
+                min_score > 0.0
+                and round(_routing_score(total, rank_score, ranking.unit, settings), 6) < min_score
+            ):
                 continue
         kept.append(doc)
         if len(kept) >= k:

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from ._abstention import RetrievalAbstentionPolicy
+from ._abstention import RetrievalAbstentionPolicy, require_policy
 from ._callables import CallableSource
 from ._calls import ToolResult
 from ._catalog import Catalog, CatalogLimits
@@ -227,6 +227,7 @@ class SchemaRouter:
         require_k(k)
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
+        require_policy(policy, "policy")
         return self.retriever.retrieve(query, k, policy, preferred_route, explain)
 
     # -- execution boundary (see docs/execution.md) --------------------------------------------

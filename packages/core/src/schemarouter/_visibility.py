@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ._abstention import RetrievalAbstentionPolicy
+from ._abstention import RetrievalAbstentionPolicy, require_policy
 from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
@@ -68,14 +68,43 @@ class Visibility:
         allowed: Collection[str] | None = None,
     ) -> None:
         require_k(k)
-        self.router = router
-        self.k = k
-        self.abstention = abstention
-        self.always_visible = _names(always_visible, "always_visible")
-        self.blocked = _names(blocked, "blocked")
-        self.allowed = _names(allowed, "allowed") if allowed is not None else None
+        if not isinstance(router, SchemaRouter):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"router must be a SchemaRouter, got {type(router).__name__}")
+        self._router = router
+        self._k = k
+        self._abstention = require_policy(abstention)
+        self._always_visible = _names(always_visible, "always_visible")
+        self._blocked = _names(blocked, "blocked")
+        self._allowed = _names(allowed, "allowed") if allowed is not None else None
         self._rules: _Rules | None = None
         self._lock = threading.Lock()
+
+    # Read-only: rules are resolved once per catalog version, so a rule changed in place would
+    # be ignored. Make a new Visibility to change them.
+    @property
+    def router(self) -> SchemaRouter:
+        return self._router
+
+    @property
+    def k(self) -> int:
+        """At most this many routed tools are visible."""
+        return self._k
+
+    @property
+    def abstention(self) -> RetrievalAbstentionPolicy | None:
+        return self._abstention
+
+    @property
+    def always_visible(self) -> frozenset[str]:
+        return self._always_visible
+
+    @property
+    def blocked(self) -> frozenset[str]:
+        return self._blocked
+
+    @property
+    def allowed(self) -> frozenset[str] | None:
+        return self._allowed
 
     def _is_blocked(self, name: str, route: str) -> bool:
         return name in self.blocked or route in self.blocked

@@ -43,6 +43,9 @@ def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected an object with 'supported' and 'unsupported'")
     document = cast(dict[str, Any], data)
+    unknown = sorted(set(document) - {"supported", "unsupported"})
+    if unknown:
+        raise UserError(f"{path}: unknown keys {unknown}; expected 'supported' and 'unsupported'")
     items: Any = document.get("supported", [])
     if not isinstance(items, list):
         raise UserError(f"{path}: 'supported' must be a list")
@@ -51,6 +54,9 @@ def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
         if not isinstance(item, dict):
             raise UserError(f"{path}: each supported item needs a 'query' string and a 'tools' list")
         entry = cast(dict[str, Any], item)
+        extra = sorted(set(entry) - {"query", "tools"})
+        if extra:
+            raise UserError(f"{path}: unknown keys {extra} in a supported item; expected 'query' and 'tools'")
         query: Any = entry.get("query")
         tools: Any = entry.get("tools")
         if not isinstance(query, str):
@@ -66,7 +72,7 @@ def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
 
 def _print(report: CalibrationReport) -> None:
     stdout.print(
-        f"threshold (min_score) = {report.threshold:.4f}  chosen on {report.tuning_supported} supported / "
+        f"threshold (min_score) = {report.threshold}  chosen on {report.tuning_supported} supported / "
         f"{report.tuning_unsupported} unsupported queries for <= {report.target_over_rejection:.0%} over-rejection"
     )
     if not report.target_met:

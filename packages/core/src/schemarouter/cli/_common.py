@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import sys
 from typing import Any
@@ -49,7 +50,18 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         help="source names, given to the --stdio sources, then --url, then --tools, in order "
         "(default: derived from the command, the URL or the file name)",
     )
-    parser.add_argument("--timeout", type=float, default=20.0, help="seconds per server (default 20)")
+    parser.add_argument("--timeout", type=_seconds, default=20.0, help="seconds per server (default 20)")
+
+
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse reports anything else as misuse)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0.0:
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, got {text!r}")
+    return value
 
 
 def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catalog]]:

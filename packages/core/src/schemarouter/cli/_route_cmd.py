@@ -32,9 +32,14 @@ def _candidate_json(cand: Candidate) -> dict[str, Any]:
 
 
 def route_to_json(
-    allow: AllowSet, retrieval: Retrieval, mode: str = "lexical", skipped: int = 0
+    allow: AllowSet,
+    retrieval: Retrieval,
+    mode: str = "lexical",
+    skipped: int = 0,
+    unweighed: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """`skipped`: tools the catalog could not load (`schemarouter catalog` lists them)."""
+    """`skipped`: tools the catalog could not load (`schemarouter catalog` lists them);
+    `unweighed`: the request's words past the first 64, which routing did not weigh (counted)."""
     return {
         "query": allow.query,
         "catalog_version": allow.catalog_version,
@@ -50,6 +55,7 @@ def route_to_json(
         "matched_tools": retrieval.matched,
         "mode": mode,
         "skipped_tools": skipped,
+        "unweighed_words": len(unweighed),
     }
 
 
@@ -88,8 +94,9 @@ async def run(args: argparse.Namespace) -> int:
     visibility = Visibility(router, k=args.k, abstention=policy, blocked=args.block, allowed=args.allow)
     allow = visibility.allow_set(args.query)
     retrieval = router.retrieve(args.query, args.k, policy=policy)
+    unweighed = router.index.unweighed_words(args.query)
     if args.json:
-        emit_json(route_to_json(allow, retrieval, _mode_text(router), len(router.catalog.skipped)))
+        emit_json(route_to_json(allow, retrieval, _mode_text(router), len(router.catalog.skipped), unweighed))
         return 0
     by_route = {c.route: c for c in (*retrieval.candidates, *retrieval.dropped)}
     if allow.no_route:
@@ -124,6 +131,12 @@ async def run(args: argparse.Namespace) -> int:
         f"catalog {allow.catalog_version[:12]}; "
         f"mode {_mode_text(router)}"
     )
+    if unweighed:
+        stdout.print(
+            f"[yellow]{len(unweighed)} words after the request's first 64 were not weighed[/] "
+            f"(from {unweighed[0]!r}): route the user's latest message, not a whole transcript",
+            markup=True,
+        )
     if router.catalog.skipped:
         stdout.print(
             f"[yellow]{len(router.catalog.skipped)} tools skipped at load[/] (`schemarouter catalog` says why)",
