@@ -30,6 +30,7 @@ def test_route_prints_the_allow_set_as_json(tmp_path: Path, capsys: pytest.Captu
     assert out["routes"][0] == "fixture:convert_currency"
     top = out["candidates"][0]
     assert top["reason"] == "routed"
+    assert top["kept"] is True
     assert {s["term"] for s in top["signals"]} >= {"convert"}
     assert read_call_log(log) == []
 
@@ -132,3 +133,14 @@ def test_route_says_when_a_long_request_loses_words(
     assert json.loads(capsys.readouterr().out)["unweighed_words"] == 0
     assert main(["route", "--stdio", server, f"{filler} convert 100 USD to EUR"]) == 0
     assert "10 words after the request's first 64 were not weighed" in capsys.readouterr().out
+
+
+def test_route_over_an_empty_tools_file_says_the_catalog_is_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text("[]", encoding="utf-8")
+    assert main(["route", "--tools", str(tools), "convert 100 USD to EUR"]) == 0
+    out = capsys.readouterr().out
+    assert "no route" in out
+    assert "the catalog is empty" in out

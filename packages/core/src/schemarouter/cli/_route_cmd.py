@@ -24,6 +24,7 @@ def _candidate_json(cand: Candidate) -> dict[str, Any]:
         "score": cand.score,
         "identifier_score": cand.identifier_score,
         "rank_score": cand.rank_score,
+        "kept": cand.kept,
         "reason": cand.reason,
         "signals": [
             {"term": s.term, "field": s.field, "weight": s.weight, "read_as": s.read_as} for s in cand.signals
@@ -131,6 +132,8 @@ async def run(args: argparse.Namespace) -> int:
         f"catalog {allow.catalog_version[:12]}; "
         f"mode {_mode_text(router)}"
     )
+    if not len(router.catalog):
+        stdout.print("[yellow]the catalog is empty: no tool can be routed[/]", markup=True)
     if unweighed:
         stdout.print(
             f"[yellow]{len(unweighed)} words after the request's first 64 were not weighed[/] "
