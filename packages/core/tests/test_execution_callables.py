@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import pytest
 
 from schemarouter import (
+    ExecutableRetrieval,
+    ExecutionPlan,
     ExecutionPolicy,
     PlanRequest,
     PolicyViolationError,
@@ -210,3 +213,139 @@ async def test_ainvoke_selective_runs_a_routed_request_for_its_principal(tools: 
         config=config,
     )
     assert result.structured == "Paris: sunny for 3 days"
+
+
+async def test_every_call_gets_the_arguments_that_were_checked() -> None:
+    """Bug: a fallback was sent the plan's arguments as they were when it ran, not the ones the
+    gate checked, so a plan changed while the primary call ran reached the fallback unchecked."""
+    plans: list[ExecutionPlan] = []
+    received: list[dict[str, Any]] = []
+    changed = {**CONVERT, "amount": 1_000_000}
+
+    def primary_currency_feed(amount: float, from_currency: str, to_currency: str) -> float:
+        """Convert currency with the primary exchange rate feed."""
+        request = plans[0].request
+        with contextlib.suppress(TypeError):
+            request.arguments["amount"] = 1_000_000  # pyright: ignore[reportIndexIssue, reportOptionalSubscript]
+        object.__setattr__(request, "arguments", PlanRequest("x", changed).arguments)
+        raise ConnectionError("feed unavailable")
+
+    def backup_currency_feed(amount: float, from_currency: str, to_currency: str) -> float:
+        """Convert currency with the backup exchange rate feed."""
+        received.append({"amount": amount, "from_currency": from_currency, "to_currency": to_currency})
+        return amount * 2
+
+    router = SchemaRouter.from_callables([primary_currency_feed, backup_currency_feed], name="py")
+    request = PlanRequest("convert currency with the exchange rate feed", CONVERT)
+    plan = router.plan_executable(
+        request, route="py:primary_currency_feed", fallback_routes=["py:backup_currency_feed"]
+    )
+    plans.append(plan)
+    result = await execute_selective_plan(router, router.retrieve_executable(request, 5), plan)
+    assert result.fallback_from == ("py:primary_currency_feed",)
+    assert received == [CONVERT]
+    assert result.structured == 20
+
+
+# -- preferred_route ----------------------------------------------------------------------------
+
+STRICT = RetrievalAbstentionPolicy(min_score=1.0)  # no routing score reaches it
+PREFER_DELETE = PlanRequest(
+    "what is the weather like", {"customer_id": "c-1"}, preferred_route="py:delete_customer"
+)
+
+
+async def test_a_preferred_route_passes_the_no_route_gate_and_the_threshold(tools: Tools) -> None:
+    """By design: the application chose the route, so the request text need not point to it."""
+    router = make_router(tools)
+    retrieval = router.retrieve_executable(PREFER_DELETE, 3, policy=STRICT)
+    assert [(c.route, c.reason) for c in retrieval.candidates] == [("py:delete_customer", "preferred_route")]
+    result = await ainvoke_selective(router, PREFER_DELETE, k=3, policy=STRICT)
+    assert (result.route, result.structured) == ("py:delete_customer", "deleted c-1")
+    unpreferred = PlanRequest(PREFER_DELETE.query, dict(PREFER_DELETE.arguments or {}))
+    with pytest.raises(PolicyViolationError) as info:
+        await ainvoke_selective(router, unpreferred, k=3, policy=STRICT)
+    assert info.value.reason == RefusalReason.NO_ROUTE
+    assert tools.calls == [("delete_customer", {"customer_id": "c-1"})]
+
+
+@pytest.mark.parametrize(
+    ("policy", "arguments", "reason"),
+    [
+        pytest.param(
+            {"deny": ["py:delete_customer"]}, {"customer_id": "c-1"}, "policy_denied", id="deny-route"
+        ),
+        pytest.param({"deny": ["delete_*"]}, {"customer_id": "c-1"}, "policy_denied", id="deny-name"),
+        pytest.param(
+            {"classification": {"delete_*": "destructive"}},
+            {"customer_id": "c-1"},
+            "policy_denied",
+            id="destructive-not-allowed",
+        ),
+        pytest.param({"allow_mutating": False}, {"customer_id": "c-1"}, "policy_denied", id="mutating-off"),
+        pytest.param({}, {"customer_id": 7}, "invalid_arguments", id="wrong-type"),
+        pytest.param({}, {}, "invalid_arguments", id="missing-argument"),
+    ],
+)
+@pytest.mark.parametrize("path", ["ainvoke", "selective"])
+async def test_a_preferred_route_still_obeys_the_policy_and_the_schema(
+    tools: Tools, policy: dict[str, Any], arguments: dict[str, Any], reason: str, path: str
+) -> None:
+    router = make_router(tools, **policy)
+    request = PlanRequest(PREFER_DELETE.query, arguments, preferred_route="py:delete_customer")
+    if path == "ainvoke":
+        run = router.ainvoke(request)
+    else:
+        run = ainvoke_selective(router, request, k=3, policy=STRICT)
+    with pytest.raises(PolicyViolationError) as info:
+        await run
+    assert (info.value.reason, info.value.route) == (reason, "py:delete_customer")
+    assert tools.calls == []
+
+
+# -- the shortlist's k and threshold ------------------------------------------------------------
+
+
+async def test_the_boundary_enforces_its_own_k_and_policy_when_given(tools: Tools) -> None:
+    """Without `k=` / `policy=` the shortlist is as wide as the retrieval's own k and policy, so a
+    retrieval rebuilt wider lets a route off the shortlist shown run; with them it cannot."""
+    router = make_router(tools)
+    strict = RetrievalAbstentionPolicy(min_score=0.4)
+    request = PlanRequest("currency conversion", CONVERT)
+    shown = router.retrieve_executable(request, 1, policy=strict)
+    assert shown.routes == ("py:convert_currency",)
+    plan = router.plan_executable(request, route="py:lookup_rates_backup")
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(router, shown, plan)
+    assert info.value.reason == RefusalReason.NO_ROUTE  # below min_score, and beyond k=1
+    rebuilt = [
+        ExecutableRetrieval(request, None, router.retrieve(request.query, 5)),
+        router.retrieve_executable(request, 5),
+    ]
+    for wider in rebuilt:
+        for bound, reason in [({"k": 1}, "off_shortlist"), ({"policy": strict}, "no_route")]:
+            with pytest.raises(PolicyViolationError) as info:
+                await execute_selective_plan(router, wider, plan, **bound)
+            assert (info.value.reason, info.value.route) == (reason, "py:lookup_rates_backup")
+    assert tools.calls == []
+    for wider in rebuilt:
+        result = await execute_selective_plan(router, wider, plan)
+        assert result.route == "py:lookup_rates_backup"
+    assert [name for name, _ in tools.calls] == ["lookup_rates_backup", "lookup_rates_backup"]
+
+
+async def test_the_shortlist_is_retrieved_again_for_the_plans_own_request(tools: Tools) -> None:
+    """A retrieval for another query, passed off as the plan's request (its digest copied),
+    cannot put the plan's route on the shortlist: the fresh retrieval uses the sealed plan's
+    query, not the retrieval's."""
+    router = make_router(tools)
+    request = PlanRequest("weather forecast for Oslo", {"customer_id": "c-1"})
+    plan = router.plan_executable(request, route="py:delete_customer")
+    other = PlanRequest("permanently delete customer c-1", {"customer_id": "c-1"})
+    object.__setattr__(other, "digest", request.digest)
+    forged = ExecutableRetrieval(other, None, router.retrieve(other.query, 3))
+    assert "py:delete_customer" in forged.routes
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(router, forged, plan)
+    assert (info.value.reason, info.value.route) == (RefusalReason.OFF_SHORTLIST, "py:delete_customer")
+    assert tools.calls == []

@@ -87,7 +87,7 @@ def assert_refused(
 async def test_no_route_when_the_abstention_policy_drops_the_planned_route(served: Served) -> None:
     router = served.router()
     with pytest.raises(PolicyViolationError) as info:
-        await ainvoke_selective(router, ADD, k=3, policy=RetrievalAbstentionPolicy(min_score=1e9))
+        await ainvoke_selective(router, ADD, k=3, policy=RetrievalAbstentionPolicy(min_score=1.0))
     assert_refused(info, RefusalReason.NO_ROUTE, served)
     assert info.value.route == "fixture:add"
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
+import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -84,6 +88,88 @@ def test_request_without_arguments_has_an_empty_object() -> None:
     assert PlanRequest("weather").arguments == {}
 
 
+NESTED: dict[str, Any] = {"city": "Paris", "nested": {"days": 3}, "tags": ["a", {"b": 1}]}
+
+
+def _nested() -> dict[str, Any]:
+    return json.loads(json.dumps(NESTED))
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda a: a.__setitem__("city", "Rome"), id="set-top-level"),
+        pytest.param(lambda a: a.__delitem__("city"), id="delete-top-level"),
+        pytest.param(lambda a: a.update(city="Rome"), id="update"),
+        pytest.param(lambda a: a.clear(), id="clear"),
+        pytest.param(lambda a: a["nested"].__setitem__("days", 9), id="set-nested"),
+        pytest.param(lambda a: a["tags"].append("c"), id="append-nested"),
+        pytest.param(lambda a: a["tags"][1].__setitem__("b", 2), id="set-deep"),
+        pytest.param(lambda a: a.get("nested").clear(), id="clear-nested-via-get"),
+        pytest.param(lambda a: list(a.values())[1].clear(), id="via-values"),
+        pytest.param(lambda a: dict(a.items())["nested"].clear(), id="via-items"),
+    ],
+)
+def test_request_arguments_cannot_be_edited_in_place(edit: Callable[[Any], object]) -> None:
+    """Bug: PlanRequest was frozen but its arguments dict was not; an edit left the digest stale."""
+    request = PlanRequest("weather", _nested())
+    digest = request.digest
+    with contextlib.suppress(TypeError, AttributeError):
+        edit(request.arguments)
+    assert request.arguments == NESTED
+    assert request.call_arguments == NESTED
+    assert request.digest == digest == PlanRequest("weather", NESTED).digest
+
+
+def test_request_arguments_read_as_plain_json() -> None:
+    request = PlanRequest("weather", {"city": "Paris", "days": (1, 2), "nested": {"tags": ("a",)}})
+    arguments = request.arguments
+    assert arguments is not None
+    assert arguments == {"city": "Paris", "days": [1, 2], "nested": {"tags": ["a"]}}
+    assert dict(arguments) == arguments
+    assert json.loads(json.dumps(dict(arguments))) == arguments
+    assert (len(arguments), list(arguments), "city" in arguments) == (3, ["city", "days", "nested"], True)
+    assert arguments.get("missing") is None
+    assert PlanRequest("weather", arguments) == request
+    assert PlanRequest("weather", arguments).digest == request.digest
+    assert request.call_arguments == arguments
+    assert type(request.call_arguments) is dict
+
+
+def test_an_edited_request_cannot_run_with_a_plan_and_retrieval_made_before() -> None:
+    """Bug: a retrieval made for a=2 paired with the same request edited to a=1000, and
+    add(1000, 3) ran, because the digest did not follow the edit."""
+    seen: list[tuple[float, float]] = []
+
+    def add(a: float, b: float) -> float:
+        """Add two numbers."""
+        seen.append((a, b))
+        return a + b
+
+    router = SchemaRouter.from_callables([add], name="py", policy=ExecutionPolicy(clock=Clock()))
+    request = PlanRequest("add 2 and 3", {"a": 2, "b": 3})
+    retrieval = router.retrieve_executable(request, 3)
+    with pytest.raises(TypeError):
+        request.arguments["a"] = 1000  # pyright: ignore[reportIndexIssue, reportOptionalSubscript]
+    plan = router.plan_executable(request)
+    assert plan.arguments == {"a": 2, "b": 3}
+    result = asyncio.run(execute_selective_plan(router, retrieval, plan))
+    assert (result.structured, seen) == (5, [(2, 3)])
+
+
+def _cyclic() -> dict[str, Any]:
+    arguments: dict[str, Any] = {"items": []}
+    arguments["items"].append(arguments)
+    return arguments
+
+
+def _deep(depth: int) -> dict[str, Any]:
+    arguments: dict[str, Any] = {}
+    for _ in range(depth):
+        arguments = {"x": arguments}
+    return arguments
+
+
 @pytest.mark.parametrize(
     ("query", "arguments"),
     [
@@ -92,6 +178,15 @@ def test_request_without_arguments_has_an_empty_object() -> None:
         pytest.param("q", {1: "a"}, id="non-string-key"),
         pytest.param("q", {"x": object()}, id="not-json"),
         pytest.param("q", {"x": math.nan}, id="nan"),
+        pytest.param("q", {"x": [1, {"y": -math.inf}]}, id="nested-infinity"),
+        pytest.param("q", {"x": {1: "a"}}, id="nested-non-string-key"),
+        pytest.param("q", {"x": [{None: "a"}]}, id="nested-none-key"),
+        pytest.param("q", {"x": {1, 2}}, id="set"),
+        pytest.param("q", {"x": b"bytes"}, id="bytes"),
+        pytest.param("q", {"x": "\ud800"}, id="lone-surrogate"),
+        pytest.param("q", _cyclic(), id="cycle"),
+        pytest.param("q", _deep(5_000), id="too-deep"),
+        pytest.param("q", {"x": 10**5_000}, id="integer-too-long"),
     ],
 )
 def test_bad_requests_are_user_errors(query: Any, arguments: Any) -> None:
@@ -207,10 +302,13 @@ async def test_plans_from_another_router_or_edited_after_issue_fail_the_seal() -
     plan = router.plan_executable(PlanRequest("weather forecast", {"city": "Paris"}))
     assert plan.catalog_version == twin.catalog.version
     candidates = [*_forgeries(plan, router).values()]
-    mutated = router.plan_executable(PlanRequest("weather forecast", {"city": "Paris"}))
-    assert isinstance(mutated.request.arguments, dict)
-    mutated.request.arguments["city"] = "Rome"  # pyright: ignore[reportIndexIssue]
-    for forged in [*candidates, mutated]:
+    # Swapping the arguments behind the frozen dataclass's back: other arguments, or a plain
+    # dict with the same content in place of the request's own frozen copy.
+    for swapped in [PlanRequest("weather forecast", {"city": "Rome"}).arguments, {"city": "Paris"}]:
+        edited = router.plan_executable(PlanRequest("weather forecast", {"city": "Paris"}))
+        object.__setattr__(edited.request, "arguments", swapped)
+        candidates.append(edited)
+    for forged in candidates:
         retrieval = router.retrieve_executable(forged.request, 3)
         with pytest.raises(PolicyViolationError) as info:
             await execute_selective_plan(router, retrieval, forged)

@@ -155,9 +155,11 @@ async def _call_python(
     return ToolResult(route, (), value)
 
 
-async def call_cleared(call: ClearedCall, arguments: dict[str, Any], *, recheck: bool) -> ToolResult:
-    """Call one route that passed the gate. MCP routes re-check the live contract first when
-    `recheck` is set, in the session that makes the call."""
+async def call_cleared(call: ClearedCall, *, recheck: bool) -> ToolResult:
+    """Call one route that passed the gate, with the arguments the gate checked (a fresh
+    plain copy per call). MCP routes re-check the live contract first when `recheck` is
+    set, in the session that makes the call."""
+    arguments = call.arguments.thaw()
     if isinstance(call.source, McpSource):
         return await _call_mcp(call.source, call.capability, arguments, recheck)
     return await _call_python(call.source, call.capability, arguments)

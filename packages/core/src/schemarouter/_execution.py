@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from ._abstention import RetrievalAbstentionPolicy
+from ._abstention import RetrievalAbstentionPolicy, require_policy
 from ._calls import ToolResult, call_cleared
 from ._plan_checks import ClearedCall, check_plan
 from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, RunConfig, as_request
@@ -24,12 +24,14 @@ if TYPE_CHECKING:
 __all__ = ["ainvoke_selective", "execute_selective_plan", "run_plan"]
 
 
-async def _run(router: SchemaRouter, plan: ExecutionPlan, cleared: tuple[ClearedCall, ...]) -> ToolResult:
+async def _run(router: SchemaRouter, cleared: tuple[ClearedCall, ...]) -> ToolResult:
+    # Each call carries the arguments the gate checked; the plan is not read again, so
+    # nothing done to it while a call runs reaches a fallback.
     recheck = not router.catalog_age < router.policy.contract_max_age
     failures: list[ToolCallError] = []
     for call in cleared:
         try:
-            result = await call_cleared(call, plan.request.call_arguments, recheck=recheck)
+            result = await call_cleared(call, recheck=recheck)
         except ToolCallError as exc:
             if failures:
                 exc.__context__ = failures[-1]
@@ -45,7 +47,7 @@ async def _run(router: SchemaRouter, plan: ExecutionPlan, cleared: tuple[Cleared
 
 async def run_plan(router: SchemaRouter, plan: ExecutionPlan, config: RunConfig | None) -> ToolResult:
     """`router.ainvoke`'s last step: every check except the shortlist, then the call."""
-    return await _run(router, plan, check_plan(router, plan, config))
+    return await _run(router, check_plan(router, plan, config))
 
 
 async def execute_selective_plan(
@@ -55,6 +57,7 @@ async def execute_selective_plan(
     *,
     policy: RetrievalAbstentionPolicy | None = None,
     config: RunConfig | None = None,
+    k: int | None = None,
 ) -> ToolResult:
     """Run `plan` only if it passes every check, including the shortlist of `retrieval`.
 
@@ -62,13 +65,20 @@ async def execute_selective_plan(
     `RefusalReason`: a sealed plan from this router, unexpired, for the principal in
     `config`, over the router's catalog; a retrieval for the same request, principal and
     catalog; every planned route (fallbacks included) kept both by `retrieval` and by a
-    fresh retrieval under `policy` (default: the policy `retrieval` was made with);
+    fresh retrieval of the plan's request keeping at most `k` tools under `policy`;
     unchanged contracts; arguments valid against each input schema; the router's
     `ExecutionPolicy` allowing each route. MCP contracts are re-checked against the live
     listing when the catalog is older than `ExecutionPolicy.contract_max_age`.
+
+    `k` and `policy` default to the ones `retrieval` was made with, so the shortlist is then
+    as wide as the retrieval says. Pass your configured values to have the boundary enforce
+    them whatever retrieval it is handed.
     """
-    cleared = check_plan(router, plan, config, shortlist=(retrieval, policy))
-    return await _run(router, plan, cleared)
+    if k is not None:
+        require_k(k)
+    require_policy(policy, "policy")
+    cleared = check_plan(router, plan, config, retrieval=retrieval, abstention=policy, k=k)
+    return await _run(router, cleared)
 
 
 async def ainvoke_selective(
@@ -85,4 +95,4 @@ async def ainvoke_selective(
     request = as_request(request)
     retrieval = router.retrieve_executable(request, k, policy=policy, config=config)
     plan = router.plan_executable(request, config=config)
-    return await execute_selective_plan(router, retrieval, plan, policy=policy, config=config)
+    return await execute_selective_plan(router, retrieval, plan, policy=policy, config=config, k=k)

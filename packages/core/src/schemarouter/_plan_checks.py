@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._arguments import FrozenArguments
 from ._callables import CallableSource
 from ._capability import Capability
 from ._mcp import McpSource
-from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, verify_seal
+from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, sealed_arguments
 from ._policy import PolicyDecision
 from ._refusal import RefusalReason, refuse
 from ._results import Retrieval
@@ -33,16 +34,18 @@ _MAX_REPORTED_ERRORS = 3
 
 @dataclass(frozen=True, slots=True)
 class ClearedCall:
-    """One route that passed the checks: what to call, where, and the policy's verdict."""
+    """One route that passed the checks: what to call, where, with which arguments (the ones
+    the seal and the schema check covered), and the policy's verdict."""
 
     capability: Capability
     source: McpSource | CallableSource
     decision: PolicyDecision
+    arguments: FrozenArguments
 
 
 def _check_arguments(capability: Capability, arguments: Mapping[str, Any]) -> None:
     validator = Draft202012Validator(capability.input_schema)
-    found: list[ValidationError] = list(validator.iter_errors(dict(arguments)))  # pyright: ignore[reportUnknownMemberType]
+    found: list[ValidationError] = list(validator.iter_errors(arguments))  # pyright: ignore[reportUnknownMemberType]
     errors = sorted(found, key=lambda e: ([str(p) for p in e.absolute_path], e.message))
     if errors:
         shown = "; ".join(
@@ -93,15 +96,20 @@ def check_shortlist(
     retrieval: ExecutableRetrieval,
     plan: ExecutionPlan,
     abstention: RetrievalAbstentionPolicy | None,
+    k: int | None = None,
 ) -> None:
     """Every planned route must be kept both by the given retrieval and by a fresh retrieval
-    of the same request under `abstention`. Retrieval is pure, so the second costs no I/O,
-    and a hand-made retrieval cannot widen the shortlist."""
-    request = retrieval.request
+    of the plan's (sealed) request, keeping at most `k` tools under `abstention`.
+
+    Retrieval is pure, so the second costs no I/O. It stops a retrieval whose candidates were
+    edited, or that was made for another query, from widening the shortlist. `k` and
+    `abstention` default to the retrieval's own: a retrieval made with a larger k or a looser
+    policy is only bounded by what the caller passes here.
+    """
+    request = plan.request
     policy = abstention if abstention is not None else retrieval.abstention
-    fresh = router.retrieve(
-        request.query, retrieval.k, policy=policy, preferred_route=request.preferred_route
-    )
+    size = k if k is not None else retrieval.k
+    fresh = router.retrieve(request.query, size, policy=policy, preferred_route=request.preferred_route)
     given_kept = _kept(retrieval.retrieval)
     fresh_kept = _kept(fresh)
     gate_dropped = {c.route: c.reason for c in (*retrieval.dropped, *fresh.dropped) if c.reason != "beyond_k"}
@@ -120,7 +128,7 @@ def check_shortlist(
             refuse(RefusalReason.NO_ROUTE, f"retrieval found no route for this request ({why})", route=route)
         refuse(
             RefusalReason.OFF_SHORTLIST,
-            f"{role} {route} is not on the shortlist {list(fresh_kept)} (k={retrieval.k})",
+            f"{role} {route} is not on the shortlist {list(fresh_kept)} (k={size})",
             route=route,
         )
 
@@ -130,16 +138,20 @@ def check_plan(
     plan: ExecutionPlan,
     config: RunConfig | None,
     *,
-    shortlist: tuple[ExecutableRetrieval, RetrievalAbstentionPolicy | None] | None = None,
+    retrieval: ExecutableRetrieval | None = None,
+    abstention: RetrievalAbstentionPolicy | None = None,
+    k: int | None = None,
 ) -> tuple[ClearedCall, ...]:
-    """Run every check on `plan`; return the cleared calls in the order they may be tried.
+    """Run every check on `plan`; return the cleared calls in the order they may be tried,
+    each with the arguments that were checked (the only ones it may be sent).
 
-    With `shortlist` (a retrieval and an abstention policy), the selective checks run too:
-    the retrieval must belong to the same request, principal and catalog, and every
-    planned route must be on its shortlist.
+    With a `retrieval`, the selective checks run too: the retrieval must belong to the same
+    request, principal and catalog, and every planned route must be on the shortlist
+    (`check_shortlist`, under `abstention` and `k`).
     """
     policy = router.policy
-    if not isinstance(plan, ExecutionPlan) or not verify_seal(router, plan):  # pyright: ignore[reportUnnecessaryIsInstance]
+    arguments = sealed_arguments(router, plan) if isinstance(plan, ExecutionPlan) else None  # pyright: ignore[reportUnnecessaryIsInstance]
+    if arguments is None:
         refuse(RefusalReason.PLAN_SEAL_INVALID, "the plan was not issued by this router or was altered since")
     now = policy.clock()
     if now > plan.expires_at:
@@ -163,8 +175,8 @@ def check_plan(
             f"the plan was made over catalog {plan.catalog_version[:12]}, the router has {catalog.version[:12]}",
             route=plan.route,
         )
-    if shortlist is not None:
-        _check_pairing(router, shortlist[0], plan)
+    if retrieval is not None:
+        _check_pairing(router, retrieval, plan)
     sources = router.sources
     cleared: list[ClearedCall] = []
     for route, fingerprint in zip(plan.routes, plan.fingerprints, strict=True):
@@ -185,11 +197,12 @@ def check_plan(
                 route=route,
             )
         decision = policy.decide(capability, remote=isinstance(source, McpSource))
-        cleared.append(ClearedCall(capability, source, decision))
-    if shortlist is not None:
-        check_shortlist(router, shortlist[0], plan, shortlist[1])
+        cleared.append(ClearedCall(capability, source, decision, arguments))
+    if retrieval is not None:
+        check_shortlist(router, retrieval, plan, abstention, k)
+    checked = arguments.thaw()
     for call in cleared:
-        _check_arguments(call.capability, plan.arguments)
+        _check_arguments(call.capability, checked)
     for call in cleared:
         if not call.decision.allowed:
             route = call.capability.route

@@ -8,7 +8,6 @@ key private to the router that issued them, so an edited or foreign plan is refu
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import hmac
 import secrets
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._arguments import FrozenArguments
 from ._canonical import canonical_bytes
 from ._refusal import RefusalReason, refuse
 from ._results import Candidate, Retrieval
@@ -34,8 +34,10 @@ __all__ = [
     "PlanSelection",
     "RunConfig",
     "as_request",
+    "frozen_arguments",
     "make_plan",
     "retrieve_for_request",
+    "sealed_arguments",
     "verify_seal",
 ]
 
@@ -48,10 +50,16 @@ closest candidate it dropped."""
 @dataclass(frozen=True, slots=True)
 class PlanRequest:
     """What the caller wants done: a natural-language `query`, the tool `arguments`
-    (JSON object), and optionally a `preferred_route` the caller already chose.
+    (JSON object), and optionally a `preferred_route` the application already chose.
 
-    `digest` identifies the request (SHA-256 of its canonical JSON); plans and
-    retrievals are bound to it.
+    The request keeps its own immutable copy of `arguments`, taken here: read it like a
+    dict; it cannot be edited in place, and a nested value read from it is a fresh copy.
+    Values that are not JSON are a `UserError`. `digest` identifies the request (SHA-256
+    of its canonical JSON); plans and retrievals are bound to it.
+
+    `preferred_route` is kept by the no-route gate and by the abstention threshold
+    whatever the query says, so set it from application logic, never from model output or
+    user text (see docs/execution.md). Every other check still applies to it.
     """
 
     query: str
@@ -64,25 +72,28 @@ class PlanRequest:
             raise UserError(f"query must be a string, got {type(self.query).__name__}")
         if self.preferred_route is not None and not isinstance(self.preferred_route, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError("preferred_route must be a route string such as 'source:tool'")
-        arguments: dict[str, Any] = {}
-        if self.arguments is not None:
-            if not isinstance(self.arguments, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
-                raise UserError(f"arguments must be a JSON object, got {type(self.arguments).__name__}")
-            if not all(isinstance(key, str) for key in self.arguments):  # pyright: ignore[reportUnnecessaryIsInstance]
-                raise UserError("argument names must be strings")
-            arguments = copy.deepcopy(dict(self.arguments))
-        body = {"query": self.query, "arguments": arguments, "preferred_route": self.preferred_route}
+        arguments = FrozenArguments.of(self.arguments)
+        body = {"query": self.query, "arguments": arguments.thaw(), "preferred_route": self.preferred_route}
         try:
             encoded = canonical_bytes(body)
         except (TypeError, ValueError) as exc:
-            raise UserError(f"arguments must be JSON-serialisable: {exc}") from exc
+            raise UserError(f"the request must be valid Unicode text: {exc}") from exc
         object.__setattr__(self, "arguments", arguments)
         object.__setattr__(self, "digest", hashlib.sha256(encoded).hexdigest())
 
     @property
     def call_arguments(self) -> dict[str, Any]:
-        """A fresh copy of the arguments, safe to hand to a tool."""
-        return copy.deepcopy(dict(self.arguments or {}))
+        """A fresh, plain copy of the arguments, safe to hand to a tool."""
+        return frozen_arguments(self).thaw()
+
+
+def frozen_arguments(request: PlanRequest) -> FrozenArguments:
+    """The request's own frozen arguments; a `TypeError` when they were swapped for anything
+    else behind the frozen dataclass's back."""
+    arguments = request.arguments
+    if not isinstance(arguments, FrozenArguments):
+        raise TypeError(f"the request's arguments were replaced by a {type(arguments).__name__}")
+    return arguments
 
 
 def as_request(request: PlanRequest | str) -> PlanRequest:
@@ -177,7 +188,9 @@ class ExecutionPlan:
 
     @property
     def arguments(self) -> Mapping[str, Any]:
-        return self.request.arguments or {}
+        """The request's arguments (read-only; see `PlanRequest`)."""
+        arguments = self.request.arguments
+        return arguments if arguments is not None else FrozenArguments()
 
     @property
     def routes(self) -> tuple[str, ...]:
@@ -204,13 +217,13 @@ def _router_key(router: SchemaRouter) -> bytes:
         return key
 
 
-def _seal_body(plan: ExecutionPlan) -> bytes:
+def _seal_body(plan: ExecutionPlan, arguments: FrozenArguments) -> bytes:
     # The principal is compared by equality elsewhere; its repr pins it in the seal.
     return canonical_bytes(
         {
             "request": {
                 "query": plan.request.query,
-                "arguments": plan.request.arguments,
+                "arguments": arguments.canonical,
                 "preferred_route": plan.request.preferred_route,
                 "digest": plan.request.digest,
             },
@@ -225,17 +238,25 @@ def _seal_body(plan: ExecutionPlan) -> bytes:
     )
 
 
-def _sign(router: SchemaRouter, plan: ExecutionPlan) -> str:
-    return hmac.new(_router_key(router), _seal_body(plan), hashlib.sha256).hexdigest()
+def _sign(router: SchemaRouter, plan: ExecutionPlan, arguments: FrozenArguments) -> str:
+    return hmac.new(_router_key(router), _seal_body(plan, arguments), hashlib.sha256).hexdigest()
+
+
+def sealed_arguments(router: SchemaRouter, plan: ExecutionPlan) -> FrozenArguments | None:
+    """The arguments `plan` was sealed with, if `router` issued it and it is unchanged since;
+    None otherwise. The arguments are read once: what the seal was checked over is what the
+    caller goes on to check and send."""
+    try:
+        arguments = frozen_arguments(plan.request)
+        valid = hmac.compare_digest(_sign(router, plan, arguments), plan.seal)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return arguments if valid else None
 
 
 def verify_seal(router: SchemaRouter, plan: ExecutionPlan) -> bool:
     """Was `plan` issued by `router`, unchanged since?"""
-    try:
-        expected = _sign(router, plan)
-    except (TypeError, ValueError):
-        return False
-    return hmac.compare_digest(expected, plan.seal)
+    return sealed_arguments(router, plan) is not None
 
 
 # -- construction -----------------------------------------------------------------------------
@@ -308,7 +329,7 @@ def make_plan(
         selection=selection,
         seal="",
     )
-    return _with_seal(unsealed, _sign(router, unsealed))
+    return _with_seal(unsealed, _sign(router, unsealed, frozen_arguments(request)))
 
 
 def _with_seal(plan: ExecutionPlan, seal: str) -> ExecutionPlan:
