@@ -7,6 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
+# Imported once by the outer session: pytester drops the modules an inner session imported,
+# and numpy (under schemarouter) cannot be loaded twice in one process.
+import schemarouter  # noqa: F401  # pyright: ignore[reportUnusedImport]
+
 pytest_plugins = ["pytester"]
 
 InnerRun = Callable[..., dict[str, pytest.TestReport]]
@@ -20,10 +24,17 @@ def inner_pytester(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+def _setup_skip(report: pytest.TestReport) -> bool:
+    return report.when == "setup" and report.skipped
+
+
 @pytest.fixture
 def inner_run(inner_pytester: pytest.Pytester) -> InnerRun:
     """`inner_run(modules, *pytest_args)`: write the modules, run pytest inline, return
-    `{test name: report}` (the call report, or the setup report when setup did not pass)."""
+    `{test name: report}` (the call report, or the setup report when setup did not pass).
+
+    Per name, the first report of a parametrisation that was not skipped at setup wins; a
+    setup skip is kept only when every parametrisation was skipped (e.g. a transport left out)."""
 
     def run(modules: dict[str, str], *args: str) -> dict[str, pytest.TestReport]:
         inner_pytester.makepyfile(**modules)
@@ -31,7 +42,9 @@ def inner_run(inner_pytester: pytest.Pytester) -> InnerRun:
         reports: dict[str, pytest.TestReport] = {}
         for report in recorder.getreports("pytest_runtest_logreport"):
             if report.when == "call" or not report.passed:
-                reports.setdefault(report.nodeid.split("::")[-1].split("[")[0], report)
+                name = report.nodeid.split("::")[-1].split("[")[0]
+                if name not in reports or (_setup_skip(reports[name]) and not _setup_skip(report)):
+                    reports[name] = report
         return reports
 
     return run

@@ -16,9 +16,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from schemarouter import AllowSet
+from schemarouter import AllowSet, canonical_json
 from schemarouter.testing import FakeAgent
-from schemarouter_conformance import AdapterConformanceSuite, CallReport, ReferenceDriver
+from schemarouter_conformance import (
+    GUARDRAIL_TRIP_VALUE,
+    AdapterConformanceSuite,
+    CallReport,
+    OfferedTools,
+    ReferenceDriver,
+)
 
 
 class _EverythingVisible:
@@ -66,6 +72,92 @@ class NoGuardrailDriver(ReferenceDriver):
 
     def agent_for(self, scenario, tools, outputs):
         return FakeAgent(tools, scenario.visibility, approval_required=scenario.approval_required)
+
+
+class NoOutputGuardrailDriver(ReferenceDriver):
+    name = "no-output-guardrail"
+
+    def agent_for(self, scenario, tools, outputs):
+        agent = super().agent_for(scenario, tools, outputs)
+        agent.output_guardrail = None
+        return agent
+
+
+class NoInvoiceApprovalDriver(ReferenceDriver):
+    """Gates delete_customer but lets delete_invoice run unapproved."""
+
+    name = "no-invoice-approval"
+
+    def approvals_for(self, scenario):
+        return scenario.approval_required - {"delete_invoice"}
+
+
+def _skip_gated(scenario, guardrail):
+    return lambda tool, arguments: None if tool in scenario.approval_required else guardrail(tool, arguments)
+
+
+class GatedGuardrailBypassDriver(ReferenceDriver):
+    """Exempts approval-gated tools from the input guardrail ('the approver will look anyway')."""
+
+    name = "gated-guardrail-bypass"
+
+    def agent_for(self, scenario, tools, outputs):
+        agent = super().agent_for(scenario, tools, outputs)
+        agent.input_guardrail = _skip_gated(scenario, agent.input_guardrail)
+        return agent
+
+
+class ApprovalFirstDriver(GatedGuardrailBypassDriver):
+    """Asks for the approval first and runs the input guardrail on the approved call, as the
+    OpenAI Agents SDK and LangChain's HITL middleware do: a correct adapter."""
+
+    name = "approval-first"
+
+    async def resume(self, agent, request, pending, *, approve):
+        if approve and GUARDRAIL_TRIP_VALUE in canonical_json(pending.pending.arguments):
+            return CallReport(pending.tool, "blocked_by_input_guardrail", detail="guardrail after approval")
+        return await super().resume(agent, request, pending, approve=approve)
+
+
+class _PrincipalDropped:
+    def __init__(self, source):
+        self.source = source
+
+    def allow_set(self, query, principal=None):
+        return self.source.allow_set(query)
+
+
+class PrincipalBlindDriver(ReferenceDriver):
+    """Asks for the allow-set without the run's principal."""
+
+    name = "principal-blind"
+
+    def visibility_for(self, scenario):
+        return _PrincipalDropped(scenario.visibility)
+
+
+class SetOrderDriver(ReferenceDriver):
+    """Offers the right tools in the order of a set of their names (changes with PYTHONHASHSEED)."""
+
+    name = "set-order"
+
+    async def offered_tools(self, agent, request):
+        offered = await super().offered_tools(agent, request)
+        by_name = {tool.name: tool for tool in offered.tools}
+        return OfferedTools(tuple(by_name[name] for name in set(by_name)), offered.failure)
+
+
+class AllowSetOrderDriver(ReferenceDriver):
+    """Offers the right tools in the allow-set's order (best first): a correct adapter."""
+
+    name = "allow-set-order"
+
+    async def offered_tools(self, agent, request):
+        offered = await super().offered_tools(agent, request)
+        if request.query is None:
+            return offered
+        rank = {name: i for i, name in enumerate(agent.agent.visibility.allow_set(request.query).names)}
+        return OfferedTools(tuple(sorted(offered.tools, key=lambda t: rank[t.name])), offered.failure)
 
 
 class BorrowingDriver(ReferenceDriver):
@@ -141,6 +233,22 @@ def test_running_hidden_calls_fails_the_call_time_test(inner_run: Any) -> None:
     assert "'ran'" in text
 
 
+def test_dropping_one_approval_fails_the_approval_test(inner_run: Any) -> None:
+    """Every approval-gated tool is called, not only the first one routed in."""
+    reports = _run(
+        inner_run,
+        "NoInvoiceApprovalDriver",
+        ["test_approval_kept_for_routed_tool", "test_evidence_report_is_complete"],
+    )
+    assert _outcomes(reports) == {
+        "test_approval_kept_for_routed_tool": "failed",
+        "test_evidence_report_is_complete": "failed",
+    }
+    text = _failure_text(reports)
+    assert "calling approval-gated delete_invoice gave 'ran', expected a pending approval" in text
+    assert "the evidence reports these as not preserved: ['approval_preserved']" in text
+
+
 def test_dropping_approval_fails_the_approval_test(inner_run: Any) -> None:
     reports = _run(
         inner_run,
@@ -178,5 +286,67 @@ def test_dropping_guardrails_fails_the_guardrail_tests(inner_run: Any) -> None:
         "test_approval_kept_for_routed_tool": "passed",
     }
     text = _failure_text(reports)
-    assert "the input guardrail must block it" in text
+    assert "the input guardrail did not block these calls (it must)" in text
+    assert "read-only search_customers called with" in text
     assert "the output guardrail did not see the result of search_customers" in text
+
+
+def test_exempting_gated_tools_from_the_input_guardrail_fails_the_guardrail_test(inner_run: Any) -> None:
+    reports = _run(
+        inner_run,
+        "GatedGuardrailBypassDriver",
+        ["test_input_guardrail_kept", "test_approval_kept_for_routed_tool"],
+    )
+    assert _outcomes(reports) == {
+        "test_input_guardrail_kept": "failed",
+        "test_approval_kept_for_routed_tool": "passed",
+    }
+    text = _failure_text(reports)
+    assert "approval-gated delete_customer called with {'customer_id': '__guardrail_trip__'} gave " in text
+    assert "'awaiting_approval', then 'ran' once approved" in text
+    assert "approval-gated delete_invoice" in text
+    assert "read-only search_customers" not in text
+
+
+def test_a_guardrail_that_runs_after_the_approval_passes(inner_run: Any) -> None:
+    tests = ["test_input_guardrail_kept", "test_approval_kept_for_routed_tool"]
+    reports = _run(inner_run, "ApprovalFirstDriver", tests)
+    assert _outcomes(reports) == dict.fromkeys(tests, "passed"), _failure_text(reports)
+
+
+def test_dropping_the_output_guardrail_fails_its_test_and_the_evidence(inner_run: Any) -> None:
+    """The evidence report's output_guardrail_preserved comes from a run, not from the capabilities."""
+    tests = ["test_output_guardrail_sees_result", "test_evidence_report_is_complete"]
+    reports = _run(inner_run, "NoOutputGuardrailDriver", tests)
+    assert _outcomes(reports) == dict.fromkeys(tests, "failed")
+    assert "the evidence reports these as not preserved: ['output_guardrail_preserved']" in _failure_text(
+        reports
+    )
+
+
+def test_dropping_the_principal_fails_the_principal_test(inner_run: Any) -> None:
+    tests = ["test_principal_reaches_the_allow_set", "test_supported_query_offers_exactly_the_allow_set"]
+    reports = _run(inner_run, "PrincipalBlindDriver", tests)
+    assert _outcomes(reports) == {tests[0]: "failed", tests[1]: "passed"}
+    text = _failure_text(reports)
+    assert "principal 'guest', request 'permanently delete customer c-200 from the CRM': offered [" in text
+    assert "(extra ['delete_customer', 'delete_invoice']" in text
+    assert "principal 'guest' calling delete_customer, hidden from guests, gave 'ran'" in text
+    assert "the allow-set source was asked for the principals ['None']" in text
+
+
+def test_a_hash_decided_order_fails_the_determinism_test(inner_run: Any) -> None:
+    """In one process a set's order is stable, so only the order contract catches it: with every
+    tool visible, a set order matches one of the two accepted orders with odds of 2 in 15!."""
+    reports = _run(inner_run, "SetOrderDriver", ["test_allow_set_is_deterministic"])
+    assert _outcomes(reports) == {"test_allow_set_is_deterministic": "failed"}
+    text = _failure_text(reports)
+    assert "every tool always visible: offered in the order [" in text
+    assert "which is neither the allow-set's order [" in text
+    assert "an order decided by hashing (a set) differs from process to process" in text
+
+
+def test_the_allow_set_order_passes_the_determinism_test(inner_run: Any) -> None:
+    """The reference driver keeps the source's listing order; this one the allow-set's: both pass."""
+    reports = _run(inner_run, "AllowSetOrderDriver", ["test_allow_set_is_deterministic"])
+    assert _outcomes(reports) == {"test_allow_set_is_deterministic": "passed"}, _failure_text(reports)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,9 @@ import pytest
 
 from schemarouter_conformance import STANDARD_TESTS
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "adapters.md"
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "docs" / "adapters.md"
+README = ROOT / "conformance" / "README.md"
 
 
 def _python_blocks(text: str) -> dict[str, str]:
@@ -41,3 +44,20 @@ def test_the_guide_example_passes_the_suite(guide_blocks: dict[str, str], inner_
     outcomes = {name: report.outcome for name, report in reports.items()}
     failures = "\n".join(r.longreprtext for r in reports.values() if r.failed)
     assert outcomes == dict.fromkeys([*STANDARD_TESTS, "test_no_standard_test_weakened"], "passed"), failures
+
+
+@pytest.mark.parametrize("doc", [GUIDE, README], ids=["guide", "readme"])
+def test_the_from_source_install_builds_the_unpublished_packages(doc: Path) -> None:
+    """The documented wheel build names the folders of schemarouter-core and the suite, and the
+    install takes both from the built wheels (neither is on the public index yet)."""
+    if not doc.is_file():
+        pytest.skip(f"{doc.name} is not next to this test (running from an installed copy)")
+    text = doc.read_text(encoding="utf-8")
+    build = next(line for line in text.splitlines() if line.startswith("python -m pip wheel "))
+    folders = [arg.removeprefix("schemarouter/") for arg in build.split()[-2:]]
+    names = [tomllib.loads((ROOT / f / "pyproject.toml").read_text())["project"]["name"] for f in folders]
+    assert names == ["schemarouter-core", "schemarouter-conformance"]
+    assert "--wheel-dir schemarouter/dist" in build
+    assert "python -m pip install --find-links schemarouter/dist schemarouter-conformance" in text
+    flat = " ".join(text.split())
+    assert "not published yet" in flat or "not on the public index yet" in flat

@@ -95,6 +95,45 @@ def test_a_reasoned_override_passes_the_guard(inner_run: Any) -> None:
     assert report.passed
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("        pass\n", id="does-nothing"),
+        pytest.param("        raise AssertionError('broken on purpose')\n", id="always-fails"),
+        pytest.param(
+            "        super().test_input_guardrail_kept(conformance)\n", id="calls-another-standard-test"
+        ),
+    ],
+)
+def test_a_reasoned_override_that_skips_the_standard_test_fails_the_guard(inner_run: Any, body: str) -> None:
+    """Else a permanent xfail: the override fails whatever the adapter does."""
+    report = _guard(
+        inner_run,
+        "class TestMarked(_Http):\n"
+        "    @known_failure('this framework cannot pause MCP tools for approval')\n"
+        "    def test_approval_kept_for_routed_tool(self, conformance: Any) -> None:\n" + body,
+    )
+    assert report.failed
+    assert (
+        "test_approval_kept_for_routed_tool is marked @known_failure but does not call the standard test"
+        in report.longreprtext
+    )
+    assert "call super().test_approval_kept_for_routed_tool(...) from the override" in report.longreprtext
+
+
+def test_a_reasoned_override_may_call_the_standard_test_from_a_nested_function(inner_run: Any) -> None:
+    report = _guard(
+        inner_run,
+        "class TestMarked(_Http):\n"
+        "    @known_failure('this framework cannot pause MCP tools for approval')\n"
+        "    def test_approval_kept_for_routed_tool(self, conformance: Any) -> None:\n"
+        "        def standard() -> None:\n"
+        "            super(TestMarked, self).test_approval_kept_for_routed_tool(conformance)\n"
+        "        standard()\n",
+    )
+    assert report.passed, report.longreprtext
+
+
 def test_overriding_the_guard_is_refused_at_import(inner_pytester: pytest.Pytester) -> None:
     inner_pytester.makepyfile(
         test_subject=HEADER
@@ -160,3 +199,43 @@ def test_every_standard_test_says_what_it_proves_and_how_to_fix_it() -> None:
         doc = getattr(AdapterConformanceSuite, name).__doc__ or ""
         assert "Proves:" in doc, name
         assert "Fix a failure:" in doc, name
+
+
+def _skip_reasons(inner_pytester: pytest.Pytester, body: str, test: str) -> dict[str, str]:
+    """`{test id: skip reason}` for the skipped parametrisations of `test`."""
+    inner_pytester.makepyfile(test_subject=HEADER + body)
+    recorder = inner_pytester.inline_run("-p", "no:cacheprovider", "-k", test)
+    return {
+        report.nodeid.split("::")[-1]: report.longreprtext
+        for report in recorder.getreports("pytest_runtest_logreport")
+        if report.skipped
+    }
+
+
+def test_a_transport_left_out_is_skipped_visibly(inner_pytester: pytest.Pytester) -> None:
+    """Narrowing `transports` keeps the other transport's tests in the report, as skips with the reason."""
+    reasons = _skip_reasons(
+        inner_pytester, "class TestNarrowed(_Http):\n    pass\n", "test_static_rules_match_whole_names"
+    )
+    assert list(reasons) == ["test_static_rules_match_whole_names[stdio]"]
+    assert (
+        "TestNarrowed.transports = ('http',) leaves out stdio: "
+        "test_static_rules_match_whole_names[stdio] is not run"
+        in reasons["test_static_rules_match_whole_names[stdio]"]
+    )
+
+
+def test_a_driver_without_http_skips_the_http_tests_by_name(inner_pytester: pytest.Pytester) -> None:
+    reasons = _skip_reasons(
+        inner_pytester,
+        "class NoHttp(ReferenceDriver):\n"
+        "    capabilities = DriverCapabilities(http_transport=False)\n\n\n"
+        "class TestNoHttp(_Http):\n"
+        "    driver_factory = NoHttp\n",
+        "test_static_rules_match_whole_names",
+    )
+    assert (
+        "driver 'reference' declares capabilities.http_transport=False; "
+        "test_static_rules_match_whole_names[http] needs it"
+        in reasons["test_static_rules_match_whole_names[http]"]
+    )

@@ -11,9 +11,10 @@ import schemarouter_conformance
 
 INTERNAL = {
     "_boundary_tests": {"BoundaryTests"},
-    "_expect": {"case_where", "mismatch", "not_run", "routed_in"},
+    "_expect": {"case_where", "gated_cases", "mismatch", "not_run", "outcome", "routed_in", "tripping"},
     "_fixture": {"main"},
     "_guard": {"GUARD_TEST", "needs", "reason_problem", "required_capabilities", "weakened_standard_tests"},
+    "_providers": {"GUEST", "MEMBER", "PrincipalVisibility"},
     "_visibility_tests": {"VisibilityTests"},
 }
 MODULES = (
@@ -21,6 +22,7 @@ MODULES = (
     "_fixture",
     "_guard",
     "_harness",
+    "_providers",
     "_reference",
     "_scenarios",
     "_servers",

@@ -22,7 +22,13 @@ from ._fixture import (
     read_call_log,
     stdio_command,
 )
-from ._scenarios import GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, UNSUPPORTED_QUERIES, SupportedCase
+from ._scenarios import (
+    APPROVAL_CASES,
+    GUARDRAIL_TRIP_VALUE,
+    SUPPORTED_CASES,
+    UNSUPPORTED_QUERIES,
+    SupportedCase,
+)
 
 if TYPE_CHECKING:
     from ._guard import STANDARD_TESTS, known_failure
@@ -67,6 +73,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "APPROVAL_CASES",
     "CALL_LOG_ENV",
     "DESTRUCTIVE_TOOLS",
     "FIXTURE_TOOL_NAMES",

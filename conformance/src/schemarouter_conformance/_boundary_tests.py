@@ -15,11 +15,10 @@ from schemarouter import missing_evidence_fields
 from schemarouter.testing import RaisingVisibility
 
 from ._driver import AdapterDriver, RunRequest
-from ._expect import case_where, not_run, routed_in
-from ._fixture import DESTRUCTIVE_TOOLS, READ_ONLY_TOOLS
+from ._expect import case_where, gated_cases, not_run, outcome, routed_in, tripping
+from ._fixture import READ_ONLY_TOOLS
 from ._guard import needs
 from ._harness import ConformanceRun
-from ._scenarios import GUARDRAIL_TRIP_VALUE
 
 __all__ = ["BoundaryTests"]
 
@@ -30,41 +29,41 @@ class BoundaryTests:
     # 3 ----------------------------------------------------------------------------------------
     @needs("approvals")
     def test_approval_kept_for_routed_tool(self, conformance: ConformanceRun) -> None:
-        """Proves: an approval-gated tool that routing lets in still interrupts for approval; it
-        does not run while pending, never runs after a rejection, and runs exactly once after
-        an approval.
+        """Proves: every approval-gated tool that routing lets in (one request per tool of
+        `APPROVAL_CASES`, all gated on one agent) still interrupts for approval; it does not run
+        while pending, never runs after a rejection, and runs exactly once after an approval.
 
         Fix a failure: the adapter must only filter; keep the framework's approval objects
-        (needs_approval / require_approval / HITL middleware) on every tool it lets through.
+        (needs_approval / require_approval / HITL middleware) on every tool it lets through,
+        not only on some of them.
         """
         run = conformance
-        case = case_where(run, routed_in(DESTRUCTIVE_TOOLS), "a destructive tool routed in")
-        tool = case.required_tools[0]
+        cases = gated_cases(run)
+        gated = [case.required_tools[0] for case in cases]
 
         async def body() -> None:
-            async with run.agent(run.scenario(approval_required={tool})) as agent:
-                request = RunRequest(case.query)
-                first = await run.call(agent, request, tool, case.arguments)
-                assert first.outcome == "awaiting_approval", (
-                    f"calling approval-gated {tool} gave {first.outcome!r} ({first.detail}), expected a pending approval"
-                )
-                not_run(run, first, f"{tool} is awaiting approval")
-                rejected = await run.resume(agent, request, first, approve=False)
-                assert rejected.outcome == "rejected", (
-                    f"rejecting {tool} gave {rejected.outcome!r} ({rejected.detail})"
-                )
-                not_run(run, rejected, f"the approval of {tool} was rejected")
-                second = await run.call(agent, request, tool, case.arguments)
-                assert second.outcome == "awaiting_approval", (
-                    f"second call gave {second.outcome!r} ({second.detail})"
-                )
-                approved = await run.resume(agent, request, second, approve=True)
-                assert approved.outcome == "ran", (
-                    f"approving {tool} gave {approved.outcome!r} ({approved.detail})"
-                )
+            async with run.agent(run.scenario(approval_required=gated)) as agent:
+                for case, tool in zip(cases, gated, strict=True):
+                    request = RunRequest(case.query)
+                    first = await run.call(agent, request, tool, case.arguments)
+                    assert first.outcome == "awaiting_approval", (
+                        f"calling approval-gated {tool} gave {outcome(first)}, expected a pending approval"
+                    )
+                    not_run(run, first, f"{tool} is awaiting approval")
+                    rejected = await run.resume(agent, request, first, approve=False)
+                    assert rejected.outcome == "rejected", f"rejecting {tool} gave {outcome(rejected)}"
+                    not_run(run, rejected, f"the approval of {tool} was rejected")
+                for case, tool in zip(cases, gated, strict=True):
+                    request = RunRequest(case.query)
+                    second = await run.call(agent, request, tool, case.arguments)
+                    assert second.outcome == "awaiting_approval", (
+                        f"calling {tool} again gave {outcome(second)}, expected a pending approval"
+                    )
+                    approved = await run.resume(agent, request, second, approve=True)
+                    assert approved.outcome == "ran", f"approving {tool} gave {outcome(approved)}"
             ran = [call["tool"] for call in run.calls()]
-            assert ran == [tool], (
-                f"after one approval, {tool} must run exactly once; the call log shows {ran}"
+            assert ran == gated, (
+                f"after one approval each, {gated} must each run exactly once; the call log shows {ran}"
             )
 
         run.run(body)
@@ -72,25 +71,36 @@ class BoundaryTests:
     # 4 ----------------------------------------------------------------------------------------
     @needs("input_guardrails")
     def test_input_guardrail_kept(self, conformance: ConformanceRun) -> None:
-        """Proves: the framework's input guardrail still trips on a routed-in tool and its body
-        does not run.
+        """Proves: the framework's input guardrail still trips on a routed-in read-only tool and on
+        every routed-in approval-gated tool (`APPROVAL_CASES`), and no body runs. A framework that
+        asks for the approval before running its guardrails passes when the guardrail blocks
+        the approved call.
 
         Fix a failure: do not replace or rebuild the tool objects in a way that drops the
-        framework's input guardrails; filter the list, keep the objects.
+        framework's input guardrails, and do not exempt approval-gated tools from them (an
+        approver does not replace a guardrail); filter the list, keep the objects.
         """
         run = conformance
-        case = case_where(run, routed_in(READ_ONLY_TOOLS), "a read-only tool routed in")
-        tool = case.required_tools[0]
-        text_arg = next(name for name, value in case.arguments.items() if isinstance(value, str))
-        tripping = {**case.arguments, text_arg: GUARDRAIL_TRIP_VALUE}
+        read_only = case_where(run, routed_in(READ_ONLY_TOOLS), "a read-only tool routed in")
+        cases = [("read-only", read_only), *(("approval-gated", case) for case in gated_cases(run))]
 
         async def body() -> None:
+            problems: list[str] = []
             async with run.agent(run.scenario()) as agent:
-                report = await run.call(agent, RunRequest(case.query), tool, tripping)
-            assert report.outcome == "blocked_by_input_guardrail", (
-                f"{tool} called with {tripping} gave {report.outcome!r} ({report.detail}); the input guardrail must block it"
+                for kind, case in cases:
+                    tool, arguments, request = case.required_tools[0], tripping(case), RunRequest(case.query)
+                    report = await run.call(agent, request, tool, arguments)
+                    said = [outcome(report)]
+                    if report.outcome == "awaiting_approval":
+                        report = await run.resume(agent, request, report, approve=True)
+                        said.append(f"{outcome(report)} once approved")
+                    if report.outcome != "blocked_by_input_guardrail":
+                        problems.append(f"{kind} {tool} called with {arguments} gave {', then '.join(said)}")
+            assert not problems, "the input guardrail did not block these calls (it must):\n" + "\n".join(
+                problems
             )
-            not_run(run, report, "the input guardrail blocked the call")
+            calls = run.calls()
+            assert not calls, f"the input guardrail blocked every call, yet tool bodies ran: {calls}"
 
         run.run(body)
 
@@ -107,9 +117,7 @@ class BoundaryTests:
         async def body() -> None:
             async with run.agent(run.scenario()) as agent:
                 report = await run.call(agent, RunRequest(case.query), tool, case.arguments)
-            assert report.outcome == "ran", (
-                f"{tool} with {case.arguments} gave {report.outcome!r} ({report.detail})"
-            )
+            assert report.outcome == "ran", f"{tool} with {case.arguments} gave {outcome(report)}"
             assert report.output_seen_by_guardrail, f"the output guardrail did not see the result of {tool}"
             ran = [call["tool"] for call in run.calls()]
             assert ran == [tool], f"{tool} must run exactly once; the call log shows {ran}"
@@ -141,7 +149,7 @@ class BoundaryTests:
                 "the routing failure was not visible: no OfferedTools.failure and no schemarouter* warning"
             )
             assert report.outcome in ("refused_hidden", "error"), (
-                f"call under a raising router: {report.outcome!r}"
+                f"call under a raising router: {outcome(report)}"
             )
             not_run(run, report, "the router raised")
 
@@ -167,7 +175,7 @@ class BoundaryTests:
             assert seen, (
                 "the missing request was not visible: no OfferedTools.failure and no schemarouter* warning"
             )
-            assert report.outcome in ("refused_hidden", "error"), f"call with no request: {report.outcome!r}"
+            assert report.outcome in ("refused_hidden", "error"), f"call with no request: {outcome(report)}"
             not_run(run, report, "the run had no request")
 
         run.run(body)

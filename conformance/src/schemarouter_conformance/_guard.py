@@ -4,9 +4,11 @@ A subclass may relax a standard test in exactly two explicit, reasoned ways, and
 the test into a *strict* expected failure (it must keep failing, or the run fails):
 
 - list it in the class attribute `known_failures = {"test_name": "why, in words"}`;
-- override it with `@known_failure("why, in words")` on the override.
+- override it with `@known_failure("why, in words")` on the override, which calls the
+  standard test (`super().test_name(...)`).
 
-Anything else (deleting it, overriding it without the marker, an unreasoned marker) is
+Anything else (deleting it, overriding it without the marker, an unreasoned marker, a marked
+override that never calls the standard test and so would fail for any reason at all) is
 reported by the suite's guard test.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
+from types import CodeType
 from typing import Any, TypeVar
 
 import pytest
@@ -49,6 +52,7 @@ STANDARD_TESTS: tuple[str, ...] = (
     "test_blocked_wins_over_allowed",
     "test_static_rules_match_whole_names",
     "test_evidence_report_is_complete",
+    "test_principal_reaches_the_allow_set",
 )
 """Every standard test of `AdapterConformanceSuite`, in the order the docs list them."""
 
@@ -86,8 +90,9 @@ def reason_problem(reason: object) -> str | None:
 def known_failure(reason: str) -> Callable[[_F], _F]:
     """Mark an override of a standard test as a strict expected failure, with a reason.
 
-    The override should still call the standard test (`super().test_...(...)`); if it
-    starts passing, the strict marker fails the run so the marker gets removed.
+    The override must call the standard test (`super().test_...(...)`), directly in its own
+    body: the guard test fails for a marked override that does not. If it starts passing,
+    the strict marker fails the run so the marker gets removed.
     """
     problem = reason_problem(reason)
     if problem is not None:
@@ -110,7 +115,24 @@ def _describe_override(name: str, value: object) -> str | None:
             "@known_failure('why it fails, in words') and call the standard test from it"
         )
     problem = reason_problem(reason)
-    return f"{name}: {problem}" if problem else None
+    if problem:
+        return f"{name}: {problem}"
+    if not _refers_to(getattr(inspect.unwrap(value), "__code__", None), name):
+        return (
+            f"{name} is marked @known_failure but does not call the standard test, so it would "
+            f"count any failure as the known one. Fix: call super().{name}(...) from the override"
+        )
+    return None
+
+
+def _refers_to(code: CodeType | None, name: str) -> bool:
+    """Whether `code` (or a function nested in it) names the attribute `name`, as
+    `super().name(...)` does: a check that a known-failure override calls the standard test."""
+    if code is None:
+        return False
+    return name in code.co_names or any(
+        isinstance(const, CodeType) and _refers_to(const, name) for const in code.co_consts
+    )
 
 
 def weakened_standard_tests(cls: type, base: type) -> list[str]:

@@ -90,10 +90,21 @@ class ConformanceRun:
     def catalog_names(self) -> frozenset[str]:
         return frozenset(cap.name for cap in self.router.catalog)
 
+    @property
+    def listing_order(self) -> tuple[str, ...]:
+        """The fixture's tool names in the order the server lists them."""
+        return tuple(cap.name for cap in self.router.catalog)
+
     def visibility(
-        self, *, blocked: Collection[str] | None = None, allowed: Collection[str] | None = None
+        self,
+        *,
+        blocked: Collection[str] | None = None,
+        allowed: Collection[str] | None = None,
+        always_visible: Collection[str] | None = None,
     ) -> Visibility:
-        return Visibility(self.router, k=self.k, blocked=blocked, allowed=allowed)
+        return Visibility(
+            self.router, k=self.k, blocked=blocked, allowed=allowed, always_visible=always_visible
+        )
 
     def scenario(
         self,

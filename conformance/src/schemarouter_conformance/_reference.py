@@ -165,5 +165,4 @@ class ReferenceDriver:
             workdir,
             framework="schemarouter.testing",
             framework_version=schemarouter.__version__,
-            output_guardrail_kept=lambda agent: agent.agent.output_guardrail is not None,
         )

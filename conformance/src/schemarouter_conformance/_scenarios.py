@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "APPROVAL_CASES",
     "GUARDRAIL_TRIP_VALUE",
     "SUPPORTED_CASES",
     "UNSUPPORTED_QUERIES",
@@ -51,6 +52,17 @@ SUPPORTED_CASES: tuple[SupportedCase, ...] = (
         {"to": "ada@example.org", "subject": "hello", "body": "Hi Ada"},
     ),
 )
+
+APPROVAL_CASES: tuple[SupportedCase, ...] = (
+    *(case for case in SUPPORTED_CASES if case.required_tools == ("delete_customer",)),
+    SupportedCase(
+        "permanently delete invoice inv-1 from the billing system",
+        ("delete_invoice",),
+        {"invoice_id": "inv-1"},
+    ),
+)
+"""One request per tool the suite gates behind an approval (the fixture's `DESTRUCTIVE_TOOLS`)
+that routes it in, with valid arguments: the approval and guardrail tests call each of them."""
 
 UNSUPPORTED_QUERIES: tuple[str, ...] = (
     "tell me a joke about cats",

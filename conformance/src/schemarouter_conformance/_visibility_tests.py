@@ -1,4 +1,4 @@
-"""Standard tests of what the model sees: tests 1, 2, 5, 6, 7, 9 and 10 of the contract.
+"""Standard tests of what the model sees: tests 1, 2, 5, 6, 7, 9, 10 and 12 of the contract.
 
 Every expectation is computed from the core `Visibility` over the live fixture catalog,
 never hard-coded; every "did it run?" answer comes from the fixture's call log.
@@ -11,9 +11,11 @@ import asyncio
 from schemarouter import canonical_json
 
 from ._driver import OfferedTools, RunRequest
-from ._expect import case_where, mismatch, not_run
+from ._expect import case_where, mismatch, not_run, outcome, routed_in
+from ._fixture import DESTRUCTIVE_TOOLS
 from ._guard import needs
 from ._harness import ConformanceRun
+from ._providers import GUEST, MEMBER, PrincipalVisibility
 from ._scenarios import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 
 __all__ = ["VisibilityTests"]
@@ -131,7 +133,7 @@ class VisibilityTests:
                         tool = case.required_tools[0]
                         report = await run.call(agent, RunRequest(query), tool, case.arguments)
                         if report.outcome != "refused_hidden":
-                            problems.append(f"{tool} under {query!r}: {report.outcome!r} ({report.detail})")
+                            problems.append(f"{tool} under {query!r}: {outcome(report)}")
             assert not problems, "calls to hidden tools were not refused:\n" + "\n".join(problems)
             calls = run.calls()
             assert not calls, f"hidden tools ran: {calls}"
@@ -191,13 +193,19 @@ class VisibilityTests:
     # 9 ----------------------------------------------------------------------------------------
     def test_allow_set_is_deterministic(self, conformance: ConformanceRun) -> None:
         """Proves: the same request gives the same offered tools in the same order, run after run
-        and on a freshly built agent.
+        and on a freshly built agent, and that order is the allow-set's or the one the source
+        lists the tools in, so it is the same in every process. Checked with an allow-set of
+        the whole catalog (every tool always visible), in which an order that hashing decides
+        (e.g. iterating a set, which changes with PYTHONHASHSEED) cannot pass by chance.
 
         Fix a failure: do not iterate sets or dicts keyed by hash when building the tool
-        list; keep the framework's or the allow-set's order.
+        list; keep the framework's order (the source's listing) or the allow-set's order.
         """
         run = conformance
         case = max(SUPPORTED_CASES, key=lambda c: len(run.expected(c.query).names))
+        wide = run.visibility(always_visible=run.listing_order)
+        allow = run.expected(case.query, wide)
+        in_listing = tuple(name for name in run.listing_order if name in allow.names)
 
         async def body() -> None:
             seen: list[tuple[str, ...]] = []
@@ -209,6 +217,15 @@ class VisibilityTests:
                 f"request {case.query!r} gave different tool lists: {sorted(set(seen))}"
             )
             assert {run.expected(case.query).names for _ in range(4)} == {run.expected(case.query).names}
+            async with run.agent(run.scenario(wide, approval_required=())) as agent:
+                routed = run.routed(await run.offered(agent, RunRequest(case.query)))
+            assert sorted(routed) == sorted(allow.names), mismatch(case.query, routed, allow.names)
+            assert tuple(routed) in (allow.names, in_listing), (
+                f"request {case.query!r}, every tool always visible: offered in the order {routed}, "
+                f"which is neither the allow-set's order {list(allow.names)} nor the source's "
+                f"listing order {list(in_listing)}; an order decided by hashing (a set) differs "
+                "from process to process"
+            )
 
         run.run(body)
 
@@ -232,9 +249,7 @@ class VisibilityTests:
                 routed = run.routed(await run.offered(agent, RunRequest(case.query)))
                 report = await run.call(agent, RunRequest(case.query), blocked, case.arguments)
             assert sorted(routed) == sorted(expected.names), mismatch(case.query, routed, expected.names)
-            assert report.outcome == "refused_hidden", (
-                f"calling blocked {blocked}: {report.outcome!r} ({report.detail})"
-            )
+            assert report.outcome == "refused_hidden", f"calling blocked {blocked}: {outcome(report)}"
             not_run(run, report, f"{blocked} is blocked")
 
         run.run(body)
@@ -260,5 +275,46 @@ class VisibilityTests:
             async with run.agent(run.scenario(rules)) as agent:
                 routed = run.routed(await run.offered(agent, RunRequest(query)))
             assert sorted(routed) == sorted(expected.names), mismatch(query, routed, expected.names)
+
+        run.run(body)
+
+    # 12 ---------------------------------------------------------------------------------------
+    def test_principal_reaches_the_allow_set(self, conformance: ConformanceRun) -> None:
+        """Proves: the run's principal (`RunRequest.principal`) reaches the allow-set source: with
+        a source that hides destructive tools from principal `guest`, a guest is offered the
+        guest's allow-set and a guest's call to a destructive tool is refused as hidden and
+        never runs, while principal `member` on the same agent is offered the destructive tool.
+
+        Fix a failure: call `allow_set(query, principal)` with the principal of the run, taken
+        from the same per-run context as the query, both when offering tools and when checking
+        a call; never drop it, default it, or keep it on the adapter.
+        """
+        run = conformance
+        case = case_where(run, routed_in(DESTRUCTIVE_TOOLS), "a destructive tool routed in")
+        tool = case.required_tools[0]
+        for_guests = run.visibility(blocked=DESTRUCTIVE_TOOLS)
+        source = PrincipalVisibility(run.visibility(), for_guests)
+        expected = {GUEST: run.expected(case.query, for_guests).names, MEMBER: run.expected(case.query).names}
+        assert tool not in expected[GUEST], f"suite precondition: the core let blocked {tool} through"
+
+        async def body() -> None:
+            problems: list[str] = []
+            async with run.agent(run.scenario(source, approval_required=())) as agent:
+                for principal, names in expected.items():
+                    routed = run.routed(await run.offered(agent, RunRequest(case.query, principal)))
+                    if sorted(routed) != sorted(names):
+                        problems.append(f"principal {principal!r}, " + mismatch(case.query, routed, names))
+                report = await run.call(agent, RunRequest(case.query, GUEST), tool, case.arguments)
+            if report.outcome != "refused_hidden":
+                problems.append(
+                    f"principal {GUEST!r} calling {tool}, hidden from guests, gave {outcome(report)}, "
+                    "expected 'refused_hidden'"
+                )
+            asked = sorted({repr(principal) for principal in source.principals})
+            assert not problems, (
+                "\n".join(problems) + f"\nthe allow-set source was asked for the principals {asked}: "
+                "pass RunRequest.principal on to allow_set(query, principal)"
+            )
+            not_run(run, report, f"{tool} is hidden from principal {GUEST!r}")
 
         run.run(body)

@@ -36,6 +36,7 @@ from .errors import ConformanceSetupError
 __all__ = ["AdapterConformanceSuite"]
 
 _SOURCE_NAME = "fixture"
+_TRANSPORTS = ("stdio", "http")
 _DRIVER_METHODS = ("build", "offered_tools", "call_tool", "resume", "native_tools", "validate", "close")
 
 
@@ -50,7 +51,8 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests):
 
     - `driver_factory` (required): a zero-argument callable returning your `AdapterDriver`
       (usually the driver class). Or override the `conformance_driver` fixture.
-    - `transports`: fixture transports to run every transport-bound test over.
+    - `transports`: fixture transports to run every transport-bound test over (the tests of
+      a transport left out are still collected, and skipped with the reason).
     - `k`: the allow-set size of the suite's `Visibility`.
     - `scenario_options`: passed to the driver as `Scenario.options` (driver-specific knobs).
     - `concurrent_runs`: runs in flight at once in the concurrency test (at least 20).
@@ -75,14 +77,18 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests):
     # -- pytest wiring ----------------------------------------------------------------------
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
-        """Run every transport-bound test once per transport (one server per class and transport)."""
+        """Run every transport-bound test once per transport (one server per class and transport).
+
+        Both transports are always collected: a transport left out of `transports` shows as
+        skipped, with the reason, instead of silently dropping its tests.
+        """
         if "conformance_transport" in metafunc.fixturenames:
-            unknown = set(self.transports) - {"stdio", "http"}
+            unknown = set(self.transports) - set(_TRANSPORTS)
             if unknown or not self.transports:
                 raise ConformanceSetupError(
-                    f"transports must be a non-empty subset of ('stdio', 'http'), got {self.transports}"
+                    f"transports must be a non-empty subset of {_TRANSPORTS}, got {self.transports}"
                 )
-            metafunc.parametrize("conformance_transport", list(self.transports), scope="class")
+            metafunc.parametrize("conformance_transport", list(_TRANSPORTS), scope="class")
 
     @pytest.fixture
     def conformance_driver(self) -> AdapterDriver:
@@ -144,8 +150,17 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests):
         caplog: pytest.LogCaptureFixture,
     ) -> ConformanceRun:
         """Everything one standard test needs; its call log starts empty."""
+        name = request.function.__name__
+        if conformance_transport not in self.transports:
+            pytest.skip(
+                f"{type(self).__name__}.transports = {tuple(self.transports)!r} leaves out "
+                f"{conformance_transport}: {name}[{conformance_transport}] is not run"
+            )
         if conformance_transport == "http" and not conformance_driver.capabilities.http_transport:
-            pytest.skip(f"driver {conformance_driver.name!r} declares capabilities.http_transport=False")
+            pytest.skip(
+                f"driver {conformance_driver.name!r} declares capabilities.http_transport=False; "
+                f"{name}[http] needs it"
+            )
         endpoint: FixtureEndpoint = request.getfixturevalue("conformance_endpoint")
         if endpoint.shared_call_log is not None:
             endpoint.shared_call_log.write_text("", encoding="utf-8")

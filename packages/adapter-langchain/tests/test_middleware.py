@@ -11,12 +11,13 @@ import pytest
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, HumanInTheLoopMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from schemarouter import AllowSet, RoutingError, Visibility
-from schemarouter_langchain import LOGGER_NAME, LangChainRouter, RouteRequest, refusal_of
+from schemarouter import AllowSet, RoutingError, UserError, Visibility
+from schemarouter_langchain import LOGGER_NAME, LangChainRouter, RouteRequest, refusal_of, routed_model
+from schemarouter_langchain._routing import TurnRouter
 from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
 
 WEATHER = "what is the weather forecast for Paris this week"
@@ -344,3 +345,67 @@ def test_resume_needs_the_context_again(
     else:
         assert bodies.ran == []
         assert refusal_of(result) == {"tool": "get_weather_forecast", "reason": "hidden", "detail": ""}
+
+
+@pytest.mark.parametrize("form", ["middleware", "routed_model"])
+def test_a_tool_missing_from_the_catalog_is_named_once(
+    local_tools: list[BaseTool], local_visibility: Visibility, caplog: pytest.LogCaptureFixture, form: str
+) -> None:
+    @tool
+    def audit_log(entry: str) -> str:
+        """Append an entry to the audit log of customer records in the CRM."""
+        return "logged"
+
+    tools = [*local_tools, audit_log]  # audit_log was never mirrored into the catalog
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        if form == "middleware":
+            router = LangChainRouter(local_visibility)
+            for query in (WEATHER, MONEY):
+                script = Recorder()
+                agent_for(tools, [router], script).invoke({"messages": [HumanMessage(query)]})
+                assert "audit_log" not in script.first
+        else:
+            bound = routed_model(ScriptedChatModel(respond=Recorder()), tools, local_visibility)
+            for query in (WEATHER, MONEY):
+                bound.invoke(query)
+    unlisted = [r.getMessage() for r in caplog.records if "not in the router's catalog" in r.getMessage()]
+    assert unlisted == [unlisted[0]], unlisted
+    assert "'audit_log'" in unlisted[0]
+
+
+def test_catalogued_tools_log_no_catalog_warning(
+    local_tools: list[BaseTool], local_visibility: Visibility, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        agent_for(local_tools, [LangChainRouter(local_visibility)], Recorder()).invoke(
+            {"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER}
+        )
+    assert not [r for r in caplog.records if r.name == LOGGER_NAME]
+
+
+@pytest.mark.parametrize(
+    ("context", "request_from", "expected"),
+    [
+        ({"query": 123}, None, "unusable request in the run context: the request query must be a string"),
+        ({"query": "q", "principal": ["a"]}, None, "unusable request in the run context: the principal"),
+        ({"query": WEATHER}, lambda ctx: ctx["tenant"], "request_from raised KeyError: 'tenant'"),
+        ({"query": WEATHER}, lambda ctx: 42, "request_from returned an unusable request"),
+    ],
+    ids=["int-query", "unhashable-principal", "raising-request-from", "non-request"],
+)
+def test_an_unusable_request_is_a_routing_error_with_an_accurate_message(
+    local_tools: list[BaseTool], local_visibility: Visibility, context: Any, request_from: Any, expected: str
+) -> None:
+    router = LangChainRouter(local_visibility, request_from=request_from, on_failure="raise")
+    agent = agent_for(local_tools, [router], Recorder())
+    with pytest.raises(RoutingError) as raised:
+        agent.invoke({"messages": [HumanMessage(WEATHER)]}, context=context)
+    assert expected in str(raised.value)
+    if request_from is None:
+        assert "request_from" not in str(raised.value), "no request_from was given"
+
+
+@pytest.mark.parametrize("cache_size", [-1, 1.5])
+def test_cache_size_must_be_a_non_negative_int(local_visibility: Visibility, cache_size: Any) -> None:
+    with pytest.raises(UserError, match="cache_size"):
+        TurnRouter(local_visibility, cache_size=cache_size)

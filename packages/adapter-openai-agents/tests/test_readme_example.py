@@ -89,25 +89,23 @@ async def test_readme_example_routes_all_three_kinds(fixture_catalog: Catalog) -
 
 
 @pytest.mark.slow
-async def test_readme_offline_block_runs_as_written() -> None:
-    """The README's offline block (top-level `await` and all) reports what the model was offered."""
+async def test_readme_offline_block_runs_as_written(fixture_catalog: Catalog) -> None:
+    """The README's offline block (top-level `await` and all) reports every tool and handoff offered."""
     import ast
-    import sys
-
-    from agents.mcp import MCPServerStdio
-
-    from schemarouter_openai_agents import OpenAIAgentsRouter
 
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
     block = next(b for b in blocks if "ScriptedModel(" in b)
     code = compile(block, str(README), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    cmd, args = sys.executable, ["-m", "schemarouter_conformance.fixture_server"]
-    router = await SchemaRouter.from_stdio(cmd, args, name="fixture")
-    visibility = Visibility(router, k=3)
-    routing = OpenAIAgentsRouter(visibility)
-    server = MCPServerStdio({"command": cmd, "args": args}, name="fixture", tool_filter=routing.tool_filter)
+    ns = _example_namespace()
+    support, server = await ns["build_support_agent"]()
+    catalog = Catalog.merge(
+        fixture_catalog, mirror_function_tools([ns["refund_policy"]]), mirror_handoffs([ns["billing"]])
+    )
+    visibility = Visibility(SchemaRouter(catalog), k=3)
+    handoff_query = "transfer me to the billing specialist for an invoice dispute"
+    assert "transfer_to_billing_agent" in visibility.allow_set(handoff_query).names, "precondition"
     async with server:
-        for query in (SUPPORTED_CASES[0].query, UNSUPPORTED_QUERIES[0]):
-            namespace: dict[str, Any] = {"server": server, "query": query}
+        for query in (handoff_query, SUPPORTED_CASES[0].query, UNSUPPORTED_QUERIES[0]):
+            namespace: dict[str, Any] = {"support": support, "query": query}
             await eval(code, namespace)  # the README block, top-level await and all
             assert sorted(namespace["offered"]) == sorted(visibility.allow_set(query).names), query

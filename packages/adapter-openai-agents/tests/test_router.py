@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import logging
 from collections.abc import Hashable
@@ -12,7 +13,7 @@ from agents import Agent, FunctionTool, RunContextWrapper, WebSearchTool, functi
 from agents.mcp import ToolFilterContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, tool_input_guardrail, tool_output_guardrail
 
-from schemarouter import AllowSet, Catalog, SchemaRouter, UserError, Visibility
+from schemarouter import AllowSet, Catalog, RoutingError, SchemaRouter, UserError, Visibility
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_openai_agents import (
     LOGGER_NAME,
@@ -151,7 +152,51 @@ async def test_raising_request_from_hides_everything(
     routing = OpenAIAgentsRouter(visibility, request_from=broken)
     ctx = _filter_context({"query": SUPPORTED_CASES[0].query})
     assert await _visible(routing, ctx, fixture_tools) == []
-    assert "request_from failed" in (routing.outcome(ctx.run_context).failure or "")
+    outcome = routing.outcome(ctx.run_context)
+    assert "request_from raised KeyError" in (outcome.failure or "")
+    assert isinstance(outcome.error, RoutingError)
+    assert isinstance(outcome.error.__cause__, KeyError)
+
+
+@pytest.mark.parametrize(
+    ("context", "request_from", "expected"),
+    [
+        pytest.param({"query": 123}, None, "query must be a string, got int", id="non-string-query"),
+        pytest.param(
+            {"query": "q", "principal": ["a"]},
+            None,
+            "principal must be hashable, got list",
+            id="list-principal",
+        ),
+        pytest.param(
+            "q",
+            lambda ctx: RouteRequest(ctx, ["a"]),  # type: ignore[arg-type]
+            "principal must be hashable, got list",
+            id="custom-principal",
+        ),
+        pytest.param(
+            "q", lambda ctx: 42, "request_from returned an unusable request", id="custom-returns-int"
+        ),
+    ],
+)
+async def test_an_unusable_request_is_a_routing_error_with_an_accurate_message(
+    visibility: Visibility, fixture_tools: list[Any], context: Any, request_from: Any, expected: str
+) -> None:
+    options = {} if request_from is None else {"request_from": request_from}
+    routing = OpenAIAgentsRouter(visibility, **options)
+    ctx = _filter_context(context)
+    assert await _visible(routing, ctx, fixture_tools) == []
+    outcome = routing.outcome(ctx.run_context)
+    assert isinstance(outcome.error, RoutingError)
+    assert expected in (outcome.failure or "")
+    if request_from is None:
+        assert "request_from" not in (outcome.failure or ""), "no request_from was given"
+
+
+@pytest.mark.parametrize("max_contexts", [0, -1, 1.5])
+def test_max_contexts_must_be_positive(visibility: Visibility, max_contexts: Any) -> None:
+    with pytest.raises(UserError, match="max_contexts"):
+        OpenAIAgentsRouter(visibility, max_contexts=max_contexts)
 
 
 async def test_custom_request_from(visibility: Visibility, fixture_tools: list[Any]) -> None:
@@ -258,16 +303,87 @@ async def test_gate_keeps_the_tools_own_is_enabled(fixture_catalog: Catalog) -> 
     assert seen == [query]
 
 
-async def test_regating_replaces_instead_of_stacking(fixture_catalog: Catalog) -> None:
+async def test_regating_with_the_same_router_replaces_instead_of_stacking(fixture_catalog: Catalog) -> None:
     tool = _refund_policy_tool()
-    first = _routing_for(fixture_catalog, tool, _billing_agent())
-    second = _routing_for(fixture_catalog, tool, _billing_agent())
-    first.gate(tool)
-    second.gate(tool, source="functions")
+    routing = _routing_for(fixture_catalog, tool, _billing_agent())
+    routing.gate(tool)
+    routing.gate(tool, source="functions")
     predicate = tool.is_enabled
     assert isinstance(predicate, RoutedPredicate)
-    assert predicate.router is second
+    assert predicate.router is routing
     assert predicate.inner is True
+
+
+@function_tool
+def send_sms(phone_number: str, text: str) -> str:
+    """Send an SMS text message to a phone number."""
+    return "sent"
+
+
+SMS_QUERY = "send an sms text message to my phone number"
+
+
+async def test_a_tool_gated_by_another_router_is_refused(fixture_catalog: Catalog) -> None:
+    """Tenant A blocks `send_sms`; tenant B gating the same module-level object must not unblock it."""
+    catalog = Catalog.merge(fixture_catalog, mirror_function_tools([send_sms]))
+    tenant_a = OpenAIAgentsRouter(Visibility(SchemaRouter(catalog), k=3, blocked=["send_sms"]))
+    tenant_b = OpenAIAgentsRouter(Visibility(SchemaRouter(catalog), k=3))
+    shared = dataclasses.replace(send_sms)  # stands for the module-level object both tenants import
+    tenant_a.gate(shared)
+    with pytest.raises(UserError, match="already gated by another OpenAIAgentsRouter"):
+        tenant_b.gate(shared)
+    with pytest.raises(UserError, match=r"dataclasses\.replace"):
+        tenant_b.is_enabled("send_sms", inner=shared.is_enabled)
+    assert await shared.is_enabled(RunContextWrapper(context=SMS_QUERY), AGENT) is False  # type: ignore[operator]
+
+    # one copy per router, made before gating: each tenant keeps its own routing
+    for_a, for_b = tenant_a.gate(dataclasses.replace(send_sms)), tenant_b.gate(dataclasses.replace(send_sms))
+    assert await for_b.is_enabled(RunContextWrapper(context=SMS_QUERY), AGENT) is True  # type: ignore[operator]
+    assert await for_a.is_enabled(RunContextWrapper(context=SMS_QUERY), AGENT) is False  # type: ignore[operator]
+
+
+async def test_a_handoff_gated_by_another_router_is_refused(fixture_catalog: Catalog) -> None:
+    billing = _billing_agent()
+    catalog = Catalog.merge(fixture_catalog, mirror_handoffs([billing]))
+    query = "transfer me to the billing specialist for an invoice dispute"
+    tenant_a = OpenAIAgentsRouter(
+        Visibility(SchemaRouter(catalog), k=3, blocked=["transfer_to_billing_agent"])
+    )
+    tenant_b = OpenAIAgentsRouter(Visibility(SchemaRouter(catalog), k=3))
+    shared = tenant_a.gate_handoff(billing)
+    with pytest.raises(UserError, match="already gated by another OpenAIAgentsRouter"):
+        tenant_b.gate_handoff(shared)
+    assert await shared.is_enabled(RunContextWrapper(context=query), AGENT) is False  # type: ignore[operator]
+    tenant_a.gate_handoff(shared)  # the same router may gate it again
+    assert await tenant_b.gate_handoff(billing).is_enabled(RunContextWrapper(context=query), AGENT) is True  # type: ignore[operator]
+
+
+async def test_a_gated_tool_missing_from_the_catalog_is_named_once(
+    fixture_catalog: Catalog, caplog: pytest.LogCaptureFixture
+) -> None:
+    routing = OpenAIAgentsRouter(Visibility(SchemaRouter(fixture_catalog), k=3))  # nothing mirrored
+    tool = routing.gate(_refund_policy_tool())
+    billing = routing.gate_handoff(_billing_agent())
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        for query in ("what is the refund policy for invoices in France", SUPPORTED_CASES[0].query):
+            assert await tool.is_enabled(RunContextWrapper(context=query), AGENT) is False  # type: ignore[operator]
+            assert await billing.is_enabled(RunContextWrapper(context=query), AGENT) is False  # type: ignore[operator]
+    unlisted = [r.getMessage() for r in caplog.records if "not in the router's catalog" in r.getMessage()]
+    assert len(unlisted) == 2, unlisted
+    assert "'refund_policy'" in unlisted[0]
+    assert "functions:refund_policy" in unlisted[0]
+    assert "handoff 'transfer_to_billing_agent'" in unlisted[1]
+
+
+async def test_a_mirrored_gated_tool_logs_no_catalog_warning(
+    fixture_catalog: Catalog, caplog: pytest.LogCaptureFixture
+) -> None:
+    tool = _refund_policy_tool()
+    routing = _routing_for(fixture_catalog, tool, _billing_agent())
+    routing.gate(tool)
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        assert await tool.is_enabled(RunContextWrapper(context="weather forecast for Paris"), AGENT) is False  # type: ignore[operator]
+    assert not [r for r in caplog.records if r.name == LOGGER_NAME]
 
 
 def test_gate_refuses_tools_without_is_enabled(visibility: Visibility) -> None:

@@ -388,3 +388,64 @@ async def test_default_request_from_reads_deps(
 
     await offered(agent_with(PydanticAIRouter(Recording(visibility)).toolset(local_tools())), deps)
     assert seen[0] == (query, principal)
+
+
+def audit_log(entry: str) -> str:
+    """Append an entry to the audit log of customer records in the CRM."""
+    return "logged"
+
+
+@pytest.mark.parametrize("form", ["toolset", "capability"])
+async def test_a_routed_tool_missing_from_the_catalog_is_named_once(
+    visibility: Visibility, caplog: pytest.LogCaptureFixture, form: str
+) -> None:
+    router = PydanticAIRouter(visibility)
+    tools = local_tools()
+    tools.add_function(audit_log)  # never mirrored into the catalog
+    if form == "toolset":
+        agent = agent_with(router.toolset(tools, source="local"))
+    else:
+        agent = agent_with(tools, capabilities=[router.capability(source="local")])
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        for query in (SUPPORTED, DELETE):
+            assert "audit_log" not in await offered(agent, RoutingRequest(query))
+    unlisted = [r.getMessage() for r in caplog.records if "not in the router's catalog" in r.getMessage()]
+    assert len(unlisted) == 1, unlisted
+    assert "'audit_log'" in unlisted[0]
+    assert "local:audit_log" in unlisted[0]
+
+
+async def test_catalogued_tools_log_no_catalog_warning(
+    visibility: Visibility, caplog: pytest.LogCaptureFixture
+) -> None:
+    router = PydanticAIRouter(visibility)
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        await offered(agent_with(router.toolset(local_tools())), RoutingRequest(SUPPORTED))
+    assert not [r for r in caplog.records if r.name == LOGGER_NAME]
+
+
+@pytest.mark.parametrize(
+    ("deps", "expected"),
+    [
+        ({"query": 42}, "the request query must be a string, got int"),
+        ({"query": "q", "principal": ["a"]}, "the principal must be hashable, got list"),
+    ],
+    ids=["int-query", "unhashable-principal"],
+)
+async def test_unusable_deps_fail_as_a_routing_error_that_does_not_blame_request_from(
+    visibility: Visibility, deps: object, expected: str
+) -> None:
+    router = PydanticAIRouter(visibility, raise_on_failure=True)
+    with pytest.raises(RoutingUnavailableError) as raised:
+        await offered(agent_with(router.toolset(local_tools())), deps)
+    assert isinstance(raised.value, schemarouter.RoutingError)
+    assert raised.value.cause == "request_error"
+    assert "deps carry an unusable routing request" in str(raised.value)
+    assert expected in str(raised.value)
+    assert "request_from" not in str(raised.value), "no request_from was given"
+
+
+@pytest.mark.parametrize("cache_size", [-1, 1.5, "10"])
+def test_cache_size_must_be_a_non_negative_int(visibility: Visibility, cache_size: Any) -> None:
+    with pytest.raises(AdapterSetupError, match="cache_size"):
+        PydanticAIRouter(visibility, cache_size=cache_size)

@@ -21,6 +21,7 @@ from mcp import Client
 from schemarouter import Catalog, CatalogLimits, McpSource, ToolSpec
 from schemarouter.errors import SourceError, ToolTransportError, UserError
 
+from ._checks import FINGERPRINT_METADATA_KEY
 from ._mirror import ANNOTATIONS_METADATA_KEY
 
 __all__ = ["McpToolkit"]
@@ -48,6 +49,10 @@ class McpToolkit:
     SchemaRouter catalog (tools the catalog skips for a bad schema are not converted).
     The connection is owned by a background task, so the toolkit may be opened and closed
     from different tasks of one event loop. Tools are async-only (`ainvoke`, `astream`).
+
+    Each tool records its contract's fingerprint in `metadata["schemarouter_fingerprint"]`:
+    `LangChainRouter` and `routed_model` hide it when the router's catalog holds another
+    contract for it (the server changed between loading the catalog and opening the toolkit).
     """
 
     def __init__(self, source: McpSource, *, limits: CatalogLimits | None = None) -> None:
@@ -101,7 +106,7 @@ class McpToolkit:
             raise
         self._catalog = Catalog.from_specs(self.source.name, specs, self.limits)
         by_name = {spec.name: spec for spec in specs if isinstance(spec.name, str)}
-        self._tools = tuple(self._tool(by_name[cap.name]) for cap in self._catalog)
+        self._tools = tuple(self._tool(by_name[cap.name], cap.fingerprint) for cap in self._catalog)
         return self
 
     async def aclose(self) -> None:
@@ -135,13 +140,16 @@ class McpToolkit:
             raise ToolException(text or f"tool {name!r} reported an error")
         return text
 
-    def _tool(self, spec: ToolSpec) -> StructuredTool:
+    def _tool(self, spec: ToolSpec, fingerprint: str) -> StructuredTool:
         name: str = spec.name
 
         async def run(**arguments: Any) -> str:
             return await self.call(name, arguments)
 
-        metadata: dict[str, Any] = {"schemarouter_route": f"{self.source.name}:{name}"}
+        metadata: dict[str, Any] = {
+            "schemarouter_route": f"{self.source.name}:{name}",
+            FINGERPRINT_METADATA_KEY: fingerprint,  # routers hide the tool if the catalog's contract differs
+        }
         if spec.annotations:
             metadata[ANNOTATIONS_METADATA_KEY] = dict(spec.annotations)
         return StructuredTool(

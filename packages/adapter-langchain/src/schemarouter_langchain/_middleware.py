@@ -51,7 +51,9 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
 
     On a routing failure (the provider raised, or there is no request) every routed tool
     is hidden and calls to them are refused; the failure is logged at WARNING on the
-    `schemarouter.langchain` logger, or raised with `on_failure="raise"`.
+    `schemarouter.langchain` logger, or raised with `on_failure="raise"`. An `McpToolkit`
+    tool whose contract differs from the one in the router's catalog is hidden and refused
+    too, and a tool missing from the catalog is named; both WARNING once per catalog version.
 
     Place it first in `middleware=[...]`, before approval and guardrail middleware: it is
     then the outermost `wrap_tool_call`, so a hidden call is refused before anything else
@@ -92,12 +94,11 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         """`tools` narrowed for this turn: visible ones in allow-set order, then provider-native dicts."""
         return self._visible(tools, self.routing(context, messages))
 
-    @staticmethod
     def _visible(
-        tools: Sequence[BaseTool | dict[str, Any]], routing: TurnRouting
+        self, tools: Sequence[BaseTool | dict[str, Any]], routing: TurnRouting
     ) -> list[BaseTool | dict[str, Any]]:
         rank = {name: i for i, name in enumerate(routing.order)}
-        visible = [t for t in tools if isinstance(t, BaseTool) and t.name in routing.visible]
+        visible = [t for t in tools if isinstance(t, BaseTool) and self.router.shows(t, routing)]
         visible.sort(key=lambda t: rank[t.name])
         kept: list[BaseTool | dict[str, Any]] = [*visible]
         kept += [t for t in tools if isinstance(t, dict)]
@@ -130,7 +131,11 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         routing = self.routing(getattr(runtime, "context", None), messages_of(request.state))
         name = request.tool_call["name"]
         if routing.allows(name):
-            return None
+            if request.tool is None or self.router.shows(request.tool, routing):
+                return None
+            return refusal_message(
+                request.tool_call, "hidden", "its contract changed since the catalog was built"
+            )
         if routing.failure is not None:
             return refusal_message(request.tool_call, "routing_failed", routing.failure)
         return refusal_message(request.tool_call, "hidden")

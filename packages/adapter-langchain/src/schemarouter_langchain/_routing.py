@@ -9,9 +9,12 @@ from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from langchain_core.tools import BaseTool
+
 from schemarouter import AllowSet, AllowSetProvider
 from schemarouter.errors import RoutingError, UserError
 
+from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of
 from ._request import RequestFrom, RouteRequest, coerce_request, default_request_from, last_human_text
 from .errors import MissingRequestError
 
@@ -44,18 +47,16 @@ class _Entry:
     allow_set: AllowSet
 
 
-def _catalog_version(provider: AllowSetProvider) -> str | None:
-    catalog = getattr(getattr(provider, "router", None), "catalog", None)
-    version = getattr(catalog, "version", None)
-    return version if isinstance(version, str) else None
-
-
 class TurnRouter:
     """Resolves the request for a turn and asks the provider for its allow-set.
 
     The cache key is the full input: the context's identity, the query, the principal and
     the catalog version. Nothing is shared between two contexts, failures are never cached,
     and a provider without a visible catalog version is asked every time.
+
+    `shows(tool, routing)` is the per-tool answer: a routed name, and for an `McpToolkit` tool
+    the contract the catalog routed. A tool missing from the catalog, or whose contract
+    changed, is hidden with a WARNING once per catalog version and tool.
     """
 
     def __init__(
@@ -76,6 +77,8 @@ class TurnRouter:
             raise UserError("always_visible must be a collection of tool names, not a single string")
         if on_failure not in ("hide", "raise"):
             raise UserError(f"on_failure must be 'hide' or 'raise', got {on_failure!r}")
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise UserError(f"cache_size must be an int >= 0, got {cache_size!r}")
         self.provider = provider
         self.request_from: RequestFrom = request_from or default_request_from
         self.fallback_to_messages = fallback_to_messages
@@ -84,10 +87,27 @@ class TurnRouter:
         self._cache: OrderedDict[tuple[int, str, Hashable, str], _Entry] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        self._checks = CatalogChecks(logger)
+
+    def _from_context(self, context: Any) -> RouteRequest | None:
+        """The request `request_from` finds in the context; raises `RoutingError` saying what failed."""
+        default = self.request_from is default_request_from
+        try:
+            found = self.request_from(context)
+        except Exception as exc:
+            if default and isinstance(exc, TypeError):
+                raise RoutingError(f"unusable request in the run context: {exc}") from exc
+            where = "reading the request from the run context" if default else "request_from"
+            raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
+        try:
+            return coerce_request(found)
+        except TypeError as exc:
+            raise RoutingError(f"request_from returned an unusable request: {exc}") from exc
 
     def request(self, context: Any, messages: Sequence[Any]) -> RouteRequest:
-        """The request for this run; raises `MissingRequestError` when there is none."""
-        request = coerce_request(self.request_from(context))
+        """The request for this run; raises `MissingRequestError` when there is none, and
+        `RoutingError` when the context holds an unusable one or `request_from` fails."""
+        request = self._from_context(context)
         if request is None and self.fallback_to_messages:
             text = last_human_text(messages)
             if text is not None:
@@ -99,7 +119,8 @@ class TurnRouter:
         return request
 
     def _cached(self, context: Any, request: RouteRequest) -> AllowSet:
-        version = _catalog_version(self.provider)
+        catalog = catalog_of(self.provider)
+        version = catalog.version if catalog is not None else None
         try:
             key = (id(context), request.query, request.principal, version) if version else None
             hash(key)
@@ -137,3 +158,16 @@ class TurnRouter:
             return TurnRouting(frozenset(order), order, None, failure)
         order = tuple(dict.fromkeys([*allow_set.names, *sorted(self.always_visible)]))
         return TurnRouting(frozenset(order), order, allow_set)
+
+    def shows(self, tool: BaseTool, routing: TurnRouting) -> bool:
+        """Is `tool` visible this turn? Its name must be visible, and a tool converted by
+        `McpToolkit` must still be the contract the allow-set routed."""
+        allow_set = routing.allow_set
+        if not routing.allows(tool.name):
+            if allow_set is not None:
+                self._checks.warn_if_unlisted(catalog_of(self.provider), tool.name)
+            return False
+        fingerprint = (tool.metadata or {}).get(FINGERPRINT_METADATA_KEY)
+        if allow_set is None or tool.name not in allow_set.names or not isinstance(fingerprint, str):
+            return True  # visible by this router's always_visible, or not an McpToolkit tool
+        return self._checks.contract_matches(catalog_of(self.provider), allow_set, tool.name, fingerprint)

@@ -27,9 +27,16 @@ def _messages(value: LanguageModelInput) -> list[BaseMessage]:
     return ChatPromptValue(messages=list(value)).to_messages()  # pyright: ignore[reportArgumentType]
 
 
-def _enforce(message: AIMessage, routing: TurnRouting) -> AIMessage:
-    """Move calls to tools that were not offered into `invalid_tool_calls`, so nobody runs them."""
-    hidden = [c for c in message.tool_calls if not routing.allows(c["name"])]
+def _enforce(message: AIMessage, routing: TurnRouting, stale: Collection[str]) -> AIMessage:
+    """Move calls to tools that were not offered into `invalid_tool_calls`, so nobody runs them.
+
+    `stale` names tools whose name is routed but whose contract changed: they were not offered.
+    """
+
+    def allows(name: str) -> bool:
+        return routing.allows(name) and name not in stale
+
+    hidden = [c for c in message.tool_calls if not allows(c["name"])]
     if not hidden:
         return message
     invalid = [
@@ -42,7 +49,7 @@ def _enforce(message: AIMessage, routing: TurnRouting) -> AIMessage:
         )
         for c in hidden
     ]
-    kept = [c for c in message.tool_calls if routing.allows(c["name"])]
+    kept = [c for c in message.tool_calls if allows(c["name"])]
     return message.model_copy(
         update={"tool_calls": kept, "invalid_tool_calls": [*message.invalid_tool_calls, *invalid]}
     )
@@ -78,20 +85,22 @@ def routed_model(
 
     def prepare(
         value: LanguageModelInput, config: RunnableConfig
-    ) -> tuple[Runnable[Any, Any], list[BaseMessage], TurnRouting]:
+    ) -> tuple[Runnable[Any, Any], list[BaseMessage], TurnRouting, frozenset[str]]:
         messages = _messages(value)
         routing = router.route(config.get("configurable"), messages)
         rank = {name: i for i, name in enumerate(routing.order)}
-        visible = sorted((t for t in tool_list if routing.allows(t.name)), key=lambda t: rank[t.name])
+        shown = [t for t in tool_list if router.shows(t, routing)]
+        stale = frozenset(t.name for t in tool_list if routing.allows(t.name)) - {t.name for t in shown}
+        visible = sorted(shown, key=lambda t: rank[t.name])
         bound: Runnable[Any, Any] = model.bind_tools(visible) if visible else model
-        return bound, messages, routing
+        return bound, messages, routing, stale
 
     def invoke(value: LanguageModelInput, config: RunnableConfig) -> AIMessage:
-        bound, messages, routing = prepare(value, config)
-        return _enforce(bound.invoke(messages, config), routing)
+        bound, messages, routing, stale = prepare(value, config)
+        return _enforce(bound.invoke(messages, config), routing, stale)
 
     async def ainvoke(value: LanguageModelInput, config: RunnableConfig) -> AIMessage:
-        bound, messages, routing = prepare(value, config)
-        return _enforce(await bound.ainvoke(messages, config), routing)
+        bound, messages, routing, stale = prepare(value, config)
+        return _enforce(await bound.ainvoke(messages, config), routing, stale)
 
     return RunnableLambda(invoke, afunc=ainvoke, name="routed_model")

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from schemarouter import AllowSet, AllowSetProvider, Catalog, UserError
+from schemarouter import AllowSet, AllowSetProvider, Catalog, RoutingError, UserError
 
 from ._cache import ContextMemo
+from ._checks import CatalogChecks
 from ._request import RequestFrom, RouteRequest, coerce_request, default_request_from
 from .errors import MissingRequestError
 
@@ -53,7 +54,9 @@ class RoutingOutcome:
     """The routing decision for one run context.
 
     Exactly one of `allow_set` and `failure` is set. On failure every routed tool is
-    hidden (fail closed) and `failure` says why; `error` keeps the exception.
+    hidden (fail closed), `failure` says why and `error` is a `schemarouter.RoutingError`
+    (`MissingRequestError` when the run carries no request) whose `__cause__` is the
+    original exception, if any.
     """
 
     request: RouteRequest | None
@@ -91,7 +94,11 @@ class OpenAIAgentsRouter:
 
     Fail closed: when no request can be found, or the provider raises, every routed
     tool is hidden and a WARNING is logged on the `schemarouter.openai_agents` logger;
-    `outcome(run_context)` returns the failure too.
+    `outcome(run_context)` returns the failure too. A live MCP tool whose contract differs
+    from the catalog's is hidden too (WARNING once per catalog version and tool).
+
+    A tool object or handoff is gated by one router: gating it with another raises
+    `UserError` (give each router its own copy, e.g. `dataclasses.replace(tool)`).
     """
 
     def __init__(
@@ -110,6 +117,8 @@ class OpenAIAgentsRouter:
             )
         if not callable(request_from):
             raise UserError("request_from must be callable")
+        if isinstance(max_contexts, bool) or not isinstance(max_contexts, int) or max_contexts < 1:
+            raise UserError(f"max_contexts must be a positive int, got {max_contexts!r}")
         self.visibility = visibility
         self.request_from = request_from
         self.mcp_sources: dict[str, str] = dict(mcp_sources or {})
@@ -117,6 +126,7 @@ class OpenAIAgentsRouter:
         self.handoff_source = handoff_source
         self._memo: ContextMemo[RoutingOutcome] = ContextMemo(max_contexts)
         self._warned_sources: set[str] = set()
+        self._checks = CatalogChecks(_log)
 
     # -- the decision ---------------------------------------------------------------------------
 
@@ -127,22 +137,40 @@ class OpenAIAgentsRouter:
         Never raises: failures are returned, logged, and hide every routed tool.
         """
         try:
-            request = coerce_request(self.request_from(getattr(run_context, "context", None)))
-        except Exception as exc:
-            key: Hashable = ("request_error", type(exc).__name__, str(exc))
-            return self._remember(run_context, key, partial(self._failed, None, "request_from failed", exc))
+            request = self._request(run_context)
+        except RoutingError as error:
+            key: Hashable = ("request_error", str(error))
+            return self._remember(run_context, key, partial(self._failed, None, error))
         if request is None:
             missing = MissingRequestError("the run context carries no request")
-            return self._remember(
-                run_context, ("missing",), partial(self._failed, None, "no request", missing)
-            )
+            return self._remember(run_context, ("missing",), partial(self._failed, None, missing))
         catalog = _catalog_of(self.visibility)
         try:
             key = ("request", request.query, request.principal, catalog.version if catalog else None)
             hash(key)
         except TypeError as exc:
-            return self._failed(request, "unusable principal", exc)
+            error = RoutingError(
+                f"unusable request: the principal must be hashable, got {type(request.principal).__name__}"
+            )
+            error.__cause__ = exc
+            return self._failed(request, error)
         return self._remember(run_context, key, partial(self._route, request))
+
+    def _request(self, run_context: Any) -> RouteRequest | None:
+        """The run's request; raises `RoutingError` saying whether the context or `request_from` failed."""
+        context = getattr(run_context, "context", None)
+        default = self.request_from is default_request_from
+        try:
+            found = self.request_from(context)
+        except Exception as exc:
+            if default and isinstance(exc, TypeError):
+                raise RoutingError(f"unusable request in the run context: {exc}") from exc
+            where = "reading the request from the run context" if default else "request_from"
+            raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
+        try:
+            return coerce_request(found)
+        except TypeError as exc:
+            raise RoutingError(f"request_from returned an unusable request: {exc}") from exc
 
     def _remember(
         self, run_context: Any, key: Hashable, compute: Callable[[], RoutingOutcome]
@@ -158,18 +186,19 @@ class OpenAIAgentsRouter:
         try:
             allow_set = self.visibility.allow_set(request.query, request.principal)
         except Exception as exc:
-            return self._failed(request, "routing failed", exc)
+            error = RoutingError(f"routing failed: {type(exc).__name__}: {exc}")
+            error.__cause__ = exc
+            return self._failed(request, error)
         if not isinstance(allow_set, AllowSet):  # pyright: ignore[reportUnnecessaryIsInstance]
-            return self._failed(
-                request, "routing failed", TypeError(f"allow_set returned {type(allow_set).__name__}")
-            )
+            error = RoutingError(f"routing failed: allow_set returned {type(allow_set).__name__}")
+            return self._failed(request, error)
         return RoutingOutcome(request, allow_set)
 
     @staticmethod
-    def _failed(request: RouteRequest | None, what: str, exc: BaseException) -> RoutingOutcome:
-        failure = f"{what}: {type(exc).__name__}: {exc}"
+    def _failed(request: RouteRequest | None, error: RoutingError) -> RoutingOutcome:
+        failure = str(error)
         _log.warning("SchemaRouter hid every routed tool for this run (%s)", failure)
-        return RoutingOutcome(request, None, failure, exc)
+        return RoutingOutcome(request, None, failure, error)
 
     # -- MCP: the dynamic tool_filter ---------------------------------------------------------
 
@@ -178,13 +207,22 @@ class OpenAIAgentsRouter:
         return self.mcp_sources.get(server_name, server_name)
 
     async def tool_filter(self, context: ToolFilterContext, tool: MCPTool) -> bool:
-        """The SDK's dynamic MCP `tool_filter`: True when the tool is in this run's allow-set.
+        """The SDK's dynamic MCP `tool_filter`: True when the tool is in this run's allow-set
+        and its live contract is still the catalog's (a changed tool is hidden, WARNING once).
 
         Pass the bound method itself: `MCPServerStdio(..., tool_filter=router.tool_filter)`.
         """
         source = self.source_for_server(context.server_name)
         self._check_source(source, context.server_name)
-        return self.outcome(context.run_context).allows(tool.name, source)
+        outcome = self.outcome(context.run_context)
+        if outcome.allow_set is None or not outcome.allow_set.allows(tool.name, source):
+            return False
+        catalog = _catalog_of(self.visibility)
+        return self._checks.mcp_contract_matches(catalog, outcome.allow_set, source, tool)
+
+    def _warn_if_unlisted(self, kind: str, name: str, source: str) -> None:
+        """Log once per catalog version that a gated tool is not in the catalog (it stays hidden)."""
+        self._checks.warn_if_unlisted(_catalog_of(self.visibility), kind, name, source)
 
     def _check_source(self, source: str, server_name: str) -> None:
         if source in self._warned_sources:
@@ -206,7 +244,8 @@ class OpenAIAgentsRouter:
         """An `is_enabled` callable for the function tool (or handoff tool) `name`.
 
         Visible only when `source:name` is in this run's allow-set *and* `inner` (the tool's
-        own `is_enabled`: a bool or a callable) allows it.
+        own `is_enabled`: a bool or a callable) allows it. `inner` may be this router's own
+        predicate (it is replaced), never another router's (`UserError`).
         """
         return RoutedPredicate(self, name, source or self.function_source, inner)
 
@@ -214,14 +253,17 @@ class OpenAIAgentsRouter:
         self, tool_name: str, *, source: str | None = None, inner: Any = True
     ) -> RoutedPredicate:
         """An `is_enabled` callable for the handoff whose tool name is `tool_name`."""
-        return RoutedPredicate(self, tool_name, source or self.handoff_source, inner)
+        return RoutedPredicate(self, tool_name, source or self.handoff_source, inner, kind="handoff")
 
     def gate(self, tool: FunctionTool, *, source: str | None = None) -> FunctionTool:
         """Route an existing `FunctionTool`: its `is_enabled` now also requires the allow-set.
 
         Changes only `is_enabled`, in place, and returns the same object: its approval
-        policy (`needs_approval`) and guardrails are untouched. Gating again replaces the
-        routing part instead of stacking it.
+        policy (`needs_approval`) and guardrails are untouched. Gating again with this router
+        replaces the routing part instead of stacking it. A tool already gated by another
+        router raises `UserError`: the object is shared by every agent holding it, so the
+        second router's routing would replace the first's. Gate a copy per router instead,
+        made before gating: `router_b.gate(dataclasses.replace(tool))`.
         """
         from agents import FunctionTool
 
@@ -240,7 +282,10 @@ class OpenAIAgentsRouter:
     def gate_handoff(
         self, item: Handoff[Any, Any] | Agent[Any], *, source: str | None = None
     ) -> Handoff[Any, Any]:
-        """Route a handoff (an existing `Handoff`, changed in place, or an `Agent`, wrapped with `handoff()`)."""
+        """Route a handoff (an existing `Handoff`, changed in place, or an `Agent`, wrapped with `handoff()`).
+
+        Like `gate`, a `Handoff` already gated by another router raises `UserError`.
+        """
         from agents import Agent, Handoff, handoff
 
         if isinstance(item, Agent):
@@ -252,22 +297,44 @@ class OpenAIAgentsRouter:
 
 
 class RoutedPredicate:
-    """An SDK `is_enabled` callable: routed in this run, then the tool's own `is_enabled`."""
+    """An SDK `is_enabled` callable: routed in this run, then the tool's own `is_enabled`.
 
-    __slots__ = ("inner", "name", "router", "source")
+    `kind` ("function tool" or "handoff") only names the tool in warnings.
+    """
 
-    def __init__(self, router: OpenAIAgentsRouter, name: str, source: str, inner: Any = True) -> None:
+    __slots__ = ("inner", "kind", "name", "router", "source")
+
+    def __init__(
+        self,
+        router: OpenAIAgentsRouter,
+        name: str,
+        source: str,
+        inner: Any = True,
+        *,
+        kind: str = "function tool",
+    ) -> None:
         if isinstance(inner, RoutedPredicate):
-            inner = inner.inner  # re-gating replaces the routing part, never stacks it
+            if inner.router is not router:
+                raise UserError(
+                    f"{kind} {name!r} is already gated by another OpenAIAgentsRouter; gating it again "
+                    "would replace that router's routing for every agent holding this object (one "
+                    "tenant's blocked tool would show for the other). Give each router its own "
+                    "object: gate a copy made before gating, e.g. dataclasses.replace(tool)."
+                )
+            inner = inner.inner  # re-gating by the same router replaces the routing part
         if not (isinstance(inner, bool) or callable(inner)):
             raise UserError(f"is_enabled must be a bool or a callable, got {type(inner).__name__}")
         self.router = router
         self.name = name
         self.source = source
         self.inner: Any = inner
+        self.kind = kind
 
     async def __call__(self, run_context: Any, agent: Any) -> bool:
-        if not self.router.outcome(run_context).allows(self.name, self.source):
+        outcome = self.router.outcome(run_context)
+        if not outcome.allows(self.name, self.source):
+            if outcome.allow_set is not None:
+                self.router._warn_if_unlisted(self.kind, self.name, self.source)
             return False
         inner = self.inner
         if isinstance(inner, bool):

@@ -14,6 +14,7 @@ from pydantic_ai.toolsets import AbstractToolset
 
 from schemarouter import AllowSet, AllowSetProvider
 
+from ._checks import CatalogChecks, catalog_of
 from ._request import RequestFrom, RouteRequest, default_request_from, normalize_request
 from .errors import AdapterSetupError, RoutingUnavailableError
 
@@ -34,12 +35,6 @@ _T = TypeVar("_T")
 _CacheKey = tuple[str, int, str, Hashable, str]
 
 
-def _catalog_version(provider: AllowSetProvider) -> str | None:
-    catalog = getattr(getattr(provider, "router", None), "catalog", None)
-    version = getattr(catalog, "version", None)
-    return version if isinstance(version, str) else None
-
-
 class PydanticAIRouter:
     """Routes PydanticAI runs with one allow-set provider (normally a `schemarouter.Visibility`).
 
@@ -49,7 +44,9 @@ class PydanticAIRouter:
 
     When no request can be derived, or the provider raises, routed tools are hidden and a
     WARNING is logged on the `schemarouter.pydantic_ai` logger; with `raise_on_failure=True`
-    a `RoutingUnavailableError` is raised as well, which ends the run.
+    a `RoutingUnavailableError` is raised as well, which ends the run. A routed tool missing
+    from the catalog, and a live MCP tool whose contract changed since the catalog was built,
+    stay hidden with a WARNING once per catalog version and tool.
     """
 
     def __init__(
@@ -66,14 +63,15 @@ class PydanticAIRouter:
             )
         if not callable(request_from):
             raise AdapterSetupError("request_from must be callable")
-        if cache_size < 0:
-            raise AdapterSetupError("cache_size must be >= 0")
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise AdapterSetupError(f"cache_size must be an int >= 0, got {cache_size!r}")
         self.visibility = visibility
         self.request_from = request_from
         self.raise_on_failure = raise_on_failure
         self._cache_size = cache_size
         self._cache: OrderedDict[_CacheKey, AllowSet] = OrderedDict()
         self._lock = threading.Lock()
+        self._checks = CatalogChecks(logger)
 
     # -- the allow-set for a run -----------------------------------------------------------------
 
@@ -85,20 +83,30 @@ class PydanticAIRouter:
         """
         return normalize_request(self.request_from(ctx))
 
-    def allow_set(self, ctx: RunContext[Any]) -> AllowSet | None:
-        """The allow-set for this run step, or None when routing failed (routed tools then stay hidden)."""
+    def routing_request(self, ctx: RunContext[Any]) -> RouteRequest | None:
+        """The routing request of this run, or None after reporting why there is none
+        (`report_failure`: cause `request_error` or `missing_request`)."""
         try:
             request = self.request(ctx)
         except AdapterSetupError:
             raise
         except Exception as exc:
-            return self.report_failure(
-                "request_error", f"request_from raised {type(exc).__name__}: {exc}", exc
-            )
+            if self.request_from is default_request_from and isinstance(exc, TypeError):
+                message = f"the run's deps carry an unusable routing request: {exc}"
+            else:
+                message = f"request_from raised {type(exc).__name__}: {exc}"
+            return self.report_failure("request_error", message, exc)
         if request is None:
             return self.report_failure(
                 "missing_request", "the run context carries no routing request (ctx.deps)", None
             )
+        return request
+
+    def allow_set(self, ctx: RunContext[Any]) -> AllowSet | None:
+        """The allow-set for this run step, or None when routing failed (routed tools then stay hidden)."""
+        request = self.routing_request(ctx)
+        if request is None:
+            return None
         key = self._cache_key(ctx, request)
         if key is not None:
             with self._lock:
@@ -120,7 +128,8 @@ class PydanticAIRouter:
         return allow
 
     def _cache_key(self, ctx: RunContext[Any], request: RouteRequest) -> _CacheKey | None:
-        version = _catalog_version(self.visibility)
+        catalog = catalog_of(self.visibility)
+        version = catalog.version if catalog is not None else None
         if ctx.run_id is None or version is None:
             return None
         try:
@@ -143,10 +152,14 @@ class PydanticAIRouter:
         name_of: Callable[[_T], str | None],
         source: str | None = None,
     ) -> list[_T]:
-        """The items visible in `allow`, best-ranked first (ties keep their listed order)."""
+        """The items visible in `allow`, best-ranked first (ties keep their listed order).
+
+        An item whose name is not in the catalog at all is logged once per catalog version.
+        """
         ranking = allow.routes if source is not None else allow.names
         rank = {key: i for i, key in reversed(list(enumerate(ranking)))}
         kept: list[tuple[int, int, _T]] = []
+        catalog = catalog_of(self.visibility)
         for position, item in enumerate(items):
             name = name_of(item)
             if name is None:
@@ -154,8 +167,18 @@ class PydanticAIRouter:
             key = name if source is None else f"{source}:{name}"
             if key in rank:
                 kept.append((rank[key], position, item))
+            else:
+                self._checks.warn_if_unlisted(catalog, name, source)
         kept.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in kept]
+
+    def mcp_contract_matches(
+        self, allow: AllowSet, tool_def: ToolDefinition, name: str, source: str | None = None
+    ) -> bool:
+        """Is a live MCP tool definition, visible in `allow` as `name`, still the contract in the
+        catalog it was routed from? A changed one is logged once per catalog version and tool."""
+        catalog = catalog_of(self.visibility)
+        return self._checks.mcp_contract_matches(catalog, allow, tool_def, name, source)
 
     # -- PydanticAI integration points ------------------------------------------------------------
 

@@ -15,7 +15,6 @@ from pydantic_ai import RunContext
 from pydantic_ai.tools import ToolDefinition
 
 from ._router import CatalogName, PydanticAIRouter
-from .errors import AdapterSetupError
 
 __all__ = ["RoutedToolSearch"]
 
@@ -40,15 +39,8 @@ class RoutedToolSearch:
         self, ctx: RunContext[Any], queries: Sequence[str], tools: Sequence[ToolDefinition]
     ) -> list[str]:
         router = self.router
-        try:
-            request = router.request(ctx)
-        except AdapterSetupError:
-            raise
-        except Exception as exc:
-            router.report_failure("request_error", f"request_from raised {type(exc).__name__}: {exc}", exc)
-            return []
+        request = router.routing_request(ctx)
         if request is None:
-            router.report_failure("missing_request", "the run context carries no routing request (ctx.deps)")
             return []
         query = " ".join(q.strip() for q in queries if q.strip())
         if not query:

@@ -8,6 +8,9 @@ from typing import Any
 from pydantic_ai import RunContext
 from pydantic_ai.toolsets import AbstractToolset, PrefixedToolset, ToolsetTool, WrapperToolset
 
+from schemarouter import AllowSet
+
+from ._checks import served_by_mcp
 from ._router import CatalogName, PydanticAIRouter
 from .errors import HiddenToolCallError
 
@@ -35,6 +38,12 @@ class RoutedToolset(WrapperToolset[Any]):
     raises `HiddenToolCallError` before anything runs. When routing fails, nothing from the
     wrapped toolset is visible.
 
+    A tool listed live by an `MCPToolset` (under any wrappers) is visible only while its
+    contract is the one in the catalog: when the server changed its description or input
+    schema since the catalog was built, it is hidden and a WARNING names it (once per catalog
+    version and tool). A wrapper inside this one that rewrites MCP tool definitions makes them
+    differ from the catalog too.
+
     `source` matches tools by route (`"<source>:<name>"`) instead of by name; `catalog_name`
     maps a listed tool definition to its catalog name (default: the listed name, minus the
     prefixes of `PrefixedToolset`s wrapped inside this one).
@@ -55,7 +64,13 @@ class RoutedToolset(WrapperToolset[Any]):
         if allow is None:
             return {}
         kept = self.router.select(allow, list(tools.items()), lambda item: self._name(item[1]), self.source)
-        return dict(kept)
+        return {name: tool for name, tool in kept if self._contract_matches(allow, tool)}
+
+    def _contract_matches(self, allow: AllowSet, tool: ToolsetTool[Any]) -> bool:
+        name = self._name(tool)
+        if not served_by_mcp(tool) or name is None:
+            return True
+        return self.router.mcp_contract_matches(allow, tool.tool_def, name, self.source)
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
@@ -65,4 +80,6 @@ class RoutedToolset(WrapperToolset[Any]):
             raise HiddenToolCallError(name, "routing is unavailable for this run")
         if not self.router.select(allow, [tool], self._name, self.source):
             raise HiddenToolCallError(name, "it is not in the allow-set")
+        if not self._contract_matches(allow, tool):
+            raise HiddenToolCallError(name, "its contract changed since the catalog was built")
         return await super().call_tool(name, tool_args, ctx, tool)
