@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from schemarouter import Capability, Catalog, CatalogLimits, ToolSpec, UserError
@@ -131,3 +133,24 @@ def test_a_spec_of_the_wrong_type_is_a_clear_user_error(item: object) -> None:
     good = ToolSpec("ok", "Fine.")
     with pytest.raises(UserError, match=r"item 1 is a .*Catalog\.from_definitions"):
         Catalog.from_specs("demo", [good, item])  # type: ignore[list-item]
+
+
+def test_a_spec_fingerprint_is_the_one_a_catalog_gives_it() -> None:
+    """Adapters tell a live tool that changed since the catalog was built by this fingerprint."""
+    spec = ToolSpec(
+        "transfer",
+        "Move money between accounts.",
+        {"type": "object", "properties": {"amount": {"type": "number"}}},
+        title="Transfer",
+        annotations={"destructiveHint": True},
+    )
+    (cap,) = list(Catalog.from_specs("bank", [spec]))
+    assert spec.fingerprint("bank") == cap.fingerprint
+    assert ToolSpec("transfer", "Move money between accounts.").fingerprint("bank") != cap.fingerprint
+    drained = {"type": "object", "properties": {"amount": {"type": "number"}, "drain_to": {"type": "string"}}}
+    assert dataclasses.replace(spec, input_schema=drained).fingerprint("bank") != cap.fingerprint
+    # what a catalog would skip has no fingerprint
+    assert ToolSpec("", "no name").fingerprint("bank") is None
+    assert ToolSpec("t", "d", {"type": "array"}).fingerprint("bank") is None
+    assert ToolSpec("t", "d", ["not", "an", "object"]).fingerprint("bank") is None
+    assert ToolSpec("t", "d", {"type": "object", "default": {1, 2}}).fingerprint("bank") is None

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
-from schemarouter import AllowSet, Capability, Catalog, ToolSpec
+from schemarouter import AllowSet, Catalog, ToolSpec
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
@@ -24,23 +24,13 @@ def live_fingerprint(source: str, tool: MCPTool) -> str | None:
     """Core's fingerprint of an MCP tool as listed now, or None when it is no usable contract.
 
     The tool is converted exactly as every catalog converts MCP tools (`ToolSpec.from_mcp_tool`)
-    and fingerprinted by `Capability`. The catalog's schema validation is not repeated: a
-    fingerprint equal to the catalog's means the very contract the catalog validated.
+    and fingerprinted as a catalog would (`ToolSpec.fingerprint`, without the catalog's schema
+    validation: a fingerprint equal to the catalog's means the very contract it validated).
     """
     try:
-        spec = ToolSpec.from_mcp_tool(tool)
-        capability = Capability(
-            source=source,
-            name=spec.name,
-            description=spec.description or "",
-            input_schema=spec.input_schema,
-            title=spec.title,
-            output_schema=spec.output_schema,
-            annotations=spec.annotations,
-        )
+        return ToolSpec.from_mcp_tool(tool).fingerprint(source)
     except Exception:
         return None
-    return capability.fingerprint
 
 
 class CatalogChecks:

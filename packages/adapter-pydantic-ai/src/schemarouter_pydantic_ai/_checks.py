@@ -7,6 +7,7 @@ are logged once per catalog version and tool.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Hashable
@@ -48,19 +49,13 @@ def definition_fingerprint(tool_def: ToolDefinition, capability: Capability) -> 
     output_schema = spec.output_schema
     if output_schema is None and capability.output_schema == {}:
         output_schema = {}
+    listed = dataclasses.replace(
+        spec, name=capability.name, title=capability.title, output_schema=output_schema
+    )
     try:
-        listed = Capability(
-            source=capability.source,
-            name=capability.name,
-            description=spec.description or "",
-            input_schema=spec.input_schema,
-            title=capability.title,
-            output_schema=output_schema,
-            annotations=spec.annotations,
-        )
+        return listed.fingerprint(capability.source)
     except Exception:
         return None
-    return listed.fingerprint
 
 
 class CatalogChecks:

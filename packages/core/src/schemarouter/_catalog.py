@@ -64,6 +64,21 @@ class ToolSpec:
 
         return spec_from_definition(definition)
 
+    def fingerprint(self, source: str) -> str | None:
+        """The contract fingerprint a catalog gives this tool from `source` (the contract
+        alone: the source is not part of it), or None when a
+        catalog would skip it for its name, description or schema's shape.
+
+        The schemas are not validated here (that is the catalog's slower check): compare the
+        result with a catalog capability's `fingerprint`, which passed it. Equal fingerprints
+        mean the very contract the catalog validated, as adapters use it to tell a live tool
+        that changed since the catalog was built."""
+        try:
+            built = _validate(source, self, CatalogLimits(), check_schemas=False)
+            return built.fingerprint if isinstance(built, Capability) else None
+        except (TypeError, ValueError):  # a schema that is not JSON has no fingerprint
+            return None
+
     @classmethod
     def from_mcp_tool(cls, tool: McpTool) -> ToolSpec:
         """The spec of a tool from an MCP `tools/list` answer, with its title, output schema and
@@ -109,7 +124,9 @@ def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipRea
     return None
 
 
-def _validate(source: str, spec: ToolSpec, limits: CatalogLimits) -> Capability | SkippedTool:
+def _validate(
+    source: str, spec: ToolSpec, limits: CatalogLimits, check_schemas: bool = True
+) -> Capability | SkippedTool:
     name = spec.name if isinstance(spec.name, str) else ""
     if not name.strip():
         return SkippedTool(source, str(spec.name or ""), "empty_name", "tool has no name")
@@ -120,11 +137,16 @@ def _validate(source: str, spec: ToolSpec, limits: CatalogLimits) -> Capability 
     raw_schema: Any = (
         spec.input_schema if spec.input_schema is not None else {"type": "object", "properties": {}}
     )
-    problem = _check_schema(raw_schema, "input schema", limits)
+    if check_schemas:
+        problem = _check_schema(raw_schema, "input schema", limits)
+    elif not isinstance(raw_schema, Mapping):
+        problem = ("invalid_schema", "input schema is not a JSON object")
+    else:
+        problem = None
     input_schema = cast("Mapping[str, Any]", raw_schema)
     if problem is None and input_schema.get("type", "object") != "object":
         problem = ("invalid_schema", "input schema root is not of type 'object'")
-    if problem is None and spec.output_schema is not None:
+    if problem is None and spec.output_schema is not None and check_schemas:
         problem = _check_schema(spec.output_schema, "output schema", limits)
     if problem is not None:
         return SkippedTool(source, name, problem[0], problem[1])
