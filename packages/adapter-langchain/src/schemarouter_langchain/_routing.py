@@ -170,4 +170,4 @@ class TurnRouter:
         fingerprint = (tool.metadata or {}).get(FINGERPRINT_METADATA_KEY)
         if allow_set is None or tool.name not in allow_set.names or not isinstance(fingerprint, str):
             return True  # visible by this router's always_visible, or not an McpToolkit tool
-        return self._checks.contract_matches(catalog_of(self.provider), allow_set, tool.name, fingerprint)
+        return self._checks.mcp_contract_matches(catalog_of(self.provider), allow_set, tool.name, fingerprint)

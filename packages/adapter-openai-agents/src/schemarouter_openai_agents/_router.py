@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from schemarouter import AllowSet, AllowSetProvider, Catalog, RoutingError, UserError
+from schemarouter import AllowSet, AllowSetProvider, RoutingError, UserError
 
 from ._cache import ContextMemo
 from ._checks import CatalogChecks
@@ -73,10 +73,7 @@ class RoutingOutcome:
         return self.allow_set.names if self.allow_set is not None else ()
 
 
-def _catalog_of(provider: AllowSetProvider) -> Catalog | None:
-    router = getattr(provider, "router", None)
-    catalog = getattr(router, "catalog", None)
-    return catalog if isinstance(catalog, Catalog) else None
+_catalog_of = CatalogChecks.catalog_of
 
 
 class OpenAIAgentsRouter:

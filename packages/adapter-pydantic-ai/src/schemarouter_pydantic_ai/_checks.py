@@ -8,26 +8,20 @@ are logged once per catalog version and tool.
 from __future__ import annotations
 
 import dataclasses
-import logging
-import threading
-from collections.abc import Hashable
 from typing import Any
 
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 
-from schemarouter import AllowSet, AllowSetProvider, Capability, Catalog, make_route
+from schemarouter import AllowSet, Capability, Catalog, ContractChecks, make_route
 
 from ._mirror import _spec_of as spec_of
 
 __all__ = ["CatalogChecks", "catalog_of", "definition_fingerprint", "served_by_mcp"]
 
 
-def catalog_of(provider: AllowSetProvider) -> Catalog | None:
-    """The catalog behind a provider that exposes it as `provider.router.catalog` (as `Visibility` does)."""
-    catalog = getattr(getattr(provider, "router", None), "catalog", None)
-    return catalog if isinstance(catalog, Catalog) else None
+catalog_of = ContractChecks.catalog_of
 
 
 def served_by_mcp(tool: ToolsetTool[Any]) -> bool:
@@ -58,44 +52,22 @@ def definition_fingerprint(tool_def: ToolDefinition, capability: Capability) -> 
         return None
 
 
-class CatalogChecks:
-    """The checks one router runs, with the warnings it already logged."""
-
-    def __init__(self, logger: logging.Logger) -> None:
-        self._log = logger
-        self._warned: set[Hashable] = set()
-        self._names: tuple[str, frozenset[str]] = ("", frozenset())
-        self._lock = threading.Lock()
-
-    def _first(self, key: Hashable) -> bool:
-        with self._lock:
-            if key in self._warned:
-                return False
-            self._warned.add(key)
-            return True
-
-    def _listed(self, catalog: Catalog, name: str, source: str | None) -> bool:
-        if source is not None:
-            return catalog.lookup(source, name) is not None
-        version, names = self._names
-        if version != catalog.version:
-            names = frozenset(cap.name for cap in catalog)
-            self._names = (catalog.version, names)
-        return name in names
+class CatalogChecks(ContractChecks):
+    """Core's checks, with what this adapter's tools are called and how to fix each warning."""
 
     def warn_if_unlisted(self, catalog: Catalog | None, name: str, source: str | None) -> None:
         """Warn once per catalog version when the routed tool `name` is not in the catalog at all."""
-        if catalog is None or self._listed(catalog, name, source):
+        if catalog is None or self.listed(catalog, name, source):
             return
         where = f"route {make_route(source, name)}" if source is not None else f"tool name {name!r}"
-        if self._first(("unlisted", catalog.version, source, name)):
-            self._log.warning(
-                "tool %r is routed but not in the router's catalog (no %s), so it stays hidden. Mirror it "
-                "into the catalog (catalog_from_function_toolset / catalog_from_tool_defs) under the "
-                "source it is routed with, or map its name with catalog_name=.",
-                name,
-                where,
-            )
+        self.warn_once(
+            ("unlisted", catalog.version, source, name),
+            "tool %r is routed but not in the router's catalog (no %s), so it stays hidden. Mirror it "
+            "into the catalog (catalog_from_function_toolset / catalog_from_tool_defs) under the "
+            "source it is routed with, or map its name with catalog_name=.",
+            name,
+            where,
+        )
 
     def mcp_contract_matches(
         self,
@@ -105,32 +77,8 @@ class CatalogChecks:
         name: str,
         source: str | None,
     ) -> bool:
-        """Is the live MCP tool `name`, routed in by `allow`, still the contract it was routed as?
-
-        Without a catalog to compare with (a provider that exposes no `router.catalog`) the
-        check cannot run: the tool passes and that is logged once.
-        """
-        if catalog is None:
-            if self._first(("no_catalog",)):
-                self._log.warning(
-                    "the allow-set provider exposes no router.catalog, so live MCP tool contracts are "
-                    "not compared with the catalog they were routed from; expose the SchemaRouter as "
-                    "`provider.router` (schemarouter.Visibility does)"
-                )
-            return True
-        if catalog.version != allow.catalog_version:
-            return False  # routed over another catalog (reloaded in between): contract unknown
+        """Is the live MCP tool `name`, routed in by `allow`, still the contract it was routed as?"""
         routes = [make_route(source, name)] if source is not None else allow.routes
-        routed = [cap for route in routes if (cap := catalog.get(route)) is not None and cap.name == name]
-        if any(definition_fingerprint(tool_def, cap) == cap.fingerprint for cap in routed):
-            return True
-        if self._first(("contract", catalog.version, source, name)):
-            self._log.warning(
-                "MCP tool %r is hidden: its contract (description, input schema or other fields) changed "
-                "since the catalog was built (catalog version %s, routed as %s). Reload the catalog to "
-                "route the new contract.",
-                name,
-                catalog.version[:12],
-                ", ".join(f"{cap.route} {cap.short_fingerprint}" for cap in routed) or "-",
-            )
-        return False
+        return self.contract_matches(
+            catalog, allow, name, routes, lambda cap: definition_fingerprint(tool_def, cap)
+        )

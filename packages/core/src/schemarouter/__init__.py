@@ -13,6 +13,7 @@ from ._canonical import canonical_bytes, canonical_json, offered_bytes
 from ._capability import FINGERPRINT_FIELDS, Capability, make_route
 from ._catalog import Catalog, CatalogLimits, SkippedTool, SkipReason, ToolSpec
 from ._config import RoutingConfig
+from ._contracts import ContractChecks
 from ._evidence import (
     BYTES_NOTE,
     EVIDENCE_FIELDS,
@@ -100,6 +101,7 @@ __all__ = [
     "AllowSet",
     "AllowSetProvider",
     "CallableSource",
+    "ContractChecks",
     "Candidate",
     "Capability",
     "Catalog",
