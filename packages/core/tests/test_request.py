@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from schemarouter import RouteRequest, coerce_request, request_in
+from schemarouter import RouteRequest, RoutingError, coerce_request, request_in, request_via
 
 
 @dataclass
@@ -45,3 +45,20 @@ def test_unusable_requests_are_refused_not_guessed(bad: object) -> None:
 def test_a_mapping_with_a_non_string_query_is_refused() -> None:
     with pytest.raises(TypeError, match="string"):
         request_in({"query": 7})
+
+
+def test_request_via_says_what_failed() -> None:
+    assert request_via(request_in, {"query": "hi", "principal": "ann"}, default=True) == RouteRequest(
+        "hi", "ann"
+    )
+    assert request_via(request_in, None, default=True) is None
+    with pytest.raises(RoutingError, match="unusable request in the run context"):
+        request_via(request_in, {"query": 123}, default=True)
+
+    def broken(context: object) -> object:
+        raise KeyError("query")
+
+    with pytest.raises(RoutingError, match=r"^request_from raised KeyError"):
+        request_via(broken, {}, default=False)
+    with pytest.raises(RoutingError, match="request_from returned an unusable request"):
+        request_via(lambda context: 42, {}, default=False)

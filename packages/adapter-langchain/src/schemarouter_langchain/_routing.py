@@ -11,11 +11,11 @@ from typing import Any, Literal
 
 from langchain_core.tools import BaseTool
 
-from schemarouter import AllowSet, AllowSetProvider
+from schemarouter import AllowSet, AllowSetProvider, request_via
 from schemarouter.errors import RoutingError, UserError
 
 from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of
-from ._request import RequestFrom, RouteRequest, coerce_request, default_request_from, last_human_text
+from ._request import RequestFrom, RouteRequest, default_request_from, last_human_text
 from .errors import MissingRequestError
 
 __all__ = ["LOGGER_NAME", "OnFailure", "TurnRouting", "TurnRouter"]
@@ -91,18 +91,7 @@ class TurnRouter:
 
     def _from_context(self, context: Any) -> RouteRequest | None:
         """The request `request_from` finds in the context; raises `RoutingError` saying what failed."""
-        default = self.request_from is default_request_from
-        try:
-            found = self.request_from(context)
-        except Exception as exc:
-            if default and isinstance(exc, TypeError):
-                raise RoutingError(f"unusable request in the run context: {exc}") from exc
-            where = "reading the request from the run context" if default else "request_from"
-            raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
-        try:
-            return coerce_request(found)
-        except TypeError as exc:
-            raise RoutingError(f"request_from returned an unusable request: {exc}") from exc
+        return request_via(self.request_from, context, default=self.request_from is default_request_from)
 
     def request(self, context: Any, messages: Sequence[Any]) -> RouteRequest:
         """The request for this run; raises `MissingRequestError` when there is none, and

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from schemarouter import AllowSet, AllowSetProvider, RoutingError, UserError
+from schemarouter import AllowSet, AllowSetProvider, RoutingError, UserError, request_via
 
 from ._cache import ContextMemo
 from ._checks import CatalogChecks
-from ._request import RequestFrom, RouteRequest, coerce_request, default_request_from
+from ._request import RequestFrom, RouteRequest, default_request_from
 from .errors import MissingRequestError
 
 if TYPE_CHECKING:
@@ -156,18 +156,7 @@ class OpenAIAgentsRouter:
     def _request(self, run_context: Any) -> RouteRequest | None:
         """The run's request; raises `RoutingError` saying whether the context or `request_from` failed."""
         context = getattr(run_context, "context", None)
-        default = self.request_from is default_request_from
-        try:
-            found = self.request_from(context)
-        except Exception as exc:
-            if default and isinstance(exc, TypeError):
-                raise RoutingError(f"unusable request in the run context: {exc}") from exc
-            where = "reading the request from the run context" if default else "request_from"
-            raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
-        try:
-            return coerce_request(found)
-        except TypeError as exc:
-            raise RoutingError(f"request_from returned an unusable request: {exc}") from exc
+        return request_via(self.request_from, context, default=self.request_from is default_request_from)
 
     def _remember(
         self, run_context: Any, key: Hashable, compute: Callable[[], RoutingOutcome]

@@ -32,7 +32,7 @@ from ._mcp import McpSource
 from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, PlanSelection, RunConfig
 from ._policy import EffectClass, ExecutionPolicy, PolicyDecision
 from ._refusal import RefusalReason
-from ._request import RouteRequest, coerce_request, request_in
+from ._request import RouteRequest, coerce_request, request_in, request_via
 from ._results import (
     AllowSet,
     AllowSetProvider,
@@ -142,4 +142,5 @@ __all__ = [
     "make_route",
     "offered_bytes",
     "request_in",
+    "request_via",
 ]

@@ -6,11 +6,13 @@ framework-free part of that.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-__all__ = ["RouteRequest", "coerce_request", "request_in"]
+from .errors import RoutingError
+
+__all__ = ["RouteRequest", "coerce_request", "request_in", "request_via"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +70,25 @@ def request_in(context: object) -> RouteRequest | None:
     if query is None:
         return None
     return coerce_request((query, principal))
+
+
+def request_via(
+    request_from: Callable[[Any], object], context: object, *, default: bool
+) -> RouteRequest | None:
+    """The request `request_from` finds in a run's `context`, normalised by `coerce_request`.
+
+    Raises `RoutingError` saying what failed: the context (when `default`, i.e. `request_from`
+    is the adapter's documented reader, whose `TypeError` means an unusable request in the
+    context), the user's `request_from` raising, or what it returned. Adapters fail closed on it.
+    """
+    try:
+        found = request_from(context)
+    except Exception as exc:
+        if default and isinstance(exc, TypeError):
+            raise RoutingError(f"unusable request in the run context: {exc}") from exc
+        where = "reading the request from the run context" if default else "request_from"
+        raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
+    try:
+        return coerce_request(found)
+    except TypeError as exc:
+        raise RoutingError(f"request_from returned an unusable request: {exc}") from exc
