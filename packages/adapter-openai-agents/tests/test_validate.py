@@ -57,3 +57,27 @@ def test_a_shortfall_fails_with_the_core_bar() -> None:
     report = passing_evidence_report(tool_body_calls=1, schema_fidelity_identical=0)
     assert failed_checks(report) == report.failures()
     assert len(failed_checks(report)) == 2
+
+
+@pytest.mark.slow
+async def test_the_output_guardrail_claim_comes_from_a_run(tmp_path: Path) -> None:
+    """The report says the output guardrail is kept only when a routed call's result reached it:
+    with the probe's tool hidden by routing, no result does, and the claim is not made."""
+    from agents.mcp import MCPServerStdio
+
+    from schemarouter import SchemaRouter, Visibility
+    from schemarouter_conformance import GUARDRAIL_TRIP_VALUE, stdio_command
+    from schemarouter_openai_agents import OpenAIAgentsRouter, mirror_mcp_server
+    from schemarouter_openai_agents._probe import GuardrailProbe
+    from schemarouter_openai_agents._validation import SOURCE, _output_guardrail_sees_a_result
+
+    command, args = stdio_command(tmp_path / "listing.jsonl")
+    async with MCPServerStdio({"command": command, "args": args}, name=SOURCE) as server:
+        catalog = await mirror_mcp_server(server)
+    tool = SUPPORTED_CASES[0].required_tools[0]
+    for blocked, kept in (((), True), ((tool,), False)):
+        routing = OpenAIAgentsRouter(Visibility(SchemaRouter(catalog), k=3, blocked=blocked))
+        probe = GuardrailProbe(GUARDRAIL_TRIP_VALUE)
+        run_dir = tmp_path / ("blocked" if blocked else "open")
+        run_dir.mkdir()
+        assert await _output_guardrail_sees_a_result(routing, probe, run_dir) is kept

@@ -238,6 +238,35 @@ async def _input_guardrail_trips(agent: Agent[Any], probe: GuardrailProbe, call_
     return "guardrail-call" in probe.tripped and not read_call_log(call_log)
 
 
+async def _output_guardrail_sees_a_result(
+    routing: OpenAIAgentsRouter, probe: GuardrailProbe, tmp: Path
+) -> bool:
+    """Run one routed, read-only call for real, on its own server process and call log (the
+    report's `tool_body_calls` counts only calls that must not run): the SDK output guardrail
+    must see its result. Attaching the guardrail is not enough to claim it is kept."""
+    case = SUPPORTED_CASES[0]  # a read-only lookup
+    command, args = stdio_command(tmp / "output-calls.jsonl")
+    params: Any = {"command": command, "args": args}
+    async with MCPServerStdio(
+        params,
+        name=SOURCE,
+        client_session_timeout_seconds=30,
+        tool_filter=routing.tool_filter,
+        tool_output_guardrails=[probe.output_guardrail],
+    ) as server:
+        agent: Agent[Any] = Agent(name="schemarouter-validation-output", mcp_servers=[server])
+        steps = [
+            [function_call(case.required_tools[0], case.arguments, call_id="output-call")],
+            [assistant_message("done")],
+        ]
+        try:
+            await _scripted_run(agent, case.query, steps)
+        except ModelBehaviorError:  # the SDK refused the call: the tool was not offered
+            return False
+    ran = [entry.get("tool") for entry in read_call_log(tmp / "output-calls.jsonl")]
+    return "output-call" in probe.outputs and ran == [case.required_tools[0]]
+
+
 async def run_validation(
     config: RoutingConfig | None = None, *, artifacts_dir: str | Path = "artifacts"
 ) -> EvidenceReport:
@@ -278,6 +307,7 @@ async def run_validation(
             for query in UNSUPPORTED_QUERIES:
                 cases.append(await _unsupported_case(agent, routing, probe, query, checks, timer))
             checks.input_guardrail_ok &= await _input_guardrail_trips(agent, probe, call_log)
+        checks.output_guardrail_ok &= await _output_guardrail_sees_a_result(routing, probe, Path(tmp))
         tool_body_calls = len(read_call_log(call_log))
 
     supported = [c for c in cases if c.kind == "supported"]
