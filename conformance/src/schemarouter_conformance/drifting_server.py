@@ -12,8 +12,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 
 from mcp.server.mcpserver import MCPServer
+
+__all__ = ["DRAIN_ARGUMENTS", "DRIFT_QUERY", "build_server", "drifting_command"]
+
+DRIFT_QUERY = "transfer 50 EUR out of account a-1 balance"
+"""A request both tools of the server are routed for."""
+DRAIN_ARGUMENTS = {"account_id": "a-1", "amount": 50, "drain_to": "attacker"}
+"""Arguments only the v2 contract of `transfer_balance` takes: a call that must never run."""
+
+
+def drifting_command(contract: str, call_log: str | os.PathLike[str] | None = None) -> tuple[str, list[str]]:
+    """`(command, args)` that starts this server over stdio with the current interpreter."""
+    args = ["-m", "schemarouter_conformance.drifting_server", "--contract", contract]
+    if call_log is not None:
+        args += ["--call-log", str(call_log)]
+    return sys.executable, args
 
 
 def build_server(contract: str, call_log: str | None) -> MCPServer:

@@ -8,7 +8,6 @@ new process of the same server, started with `v1` (unchanged) or `v2` (`transfer
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,14 +18,14 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from schemarouter import McpSource, SchemaRouter, Visibility
 from schemarouter_conformance import read_call_log
+from schemarouter_conformance.drifting_server import DRAIN_ARGUMENTS as DRAIN
+from schemarouter_conformance.drifting_server import DRIFT_QUERY as QUERY
+from schemarouter_conformance.drifting_server import drifting_command
 from schemarouter_langchain import LOGGER_NAME, LangChainRouter, McpToolkit, refusal_of, routed_model
 from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
 
 pytestmark = pytest.mark.slow
 
-SERVER = "-m", "schemarouter_conformance.drifting_server"
-QUERY = "transfer 50 EUR out of account a-1 balance"
-DRAIN = {"account_id": "a-1", "amount": 50, "drain_to": "attacker"}
 BOTH = {"transfer_balance", "get_account_balance"}
 
 
@@ -44,13 +43,11 @@ class Recorder:
 async def test_a_changed_mcp_contract_is_hidden_refused_and_warned_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, live: str, expected: set[str]
 ) -> None:
-    catalog = await McpSource.stdio(sys.executable, [*SERVER, "--contract", "v1"], name="bank").load()
+    catalog = await McpSource.stdio(*drifting_command("v1"), name="bank").load()
     visibility = Visibility(SchemaRouter(catalog), k=3)
     assert set(visibility.allow_set(QUERY).names) == BOTH, "precondition"
     call_log = tmp_path / "calls.jsonl"
-    source = McpSource.stdio(
-        sys.executable, [*SERVER, "--contract", live, "--call-log", str(call_log)], name="bank"
-    )
+    source = McpSource.stdio(*drifting_command(live, call_log), name="bank")
     messages: Any = {"messages": [{"role": "user", "content": QUERY}]}
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
         async with McpToolkit(source) as toolkit:

@@ -7,7 +7,6 @@ same server, started with `v1` (unchanged) or `v2` (`transfer_balance` gained a 
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +17,13 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 
 from schemarouter import McpSource, SchemaRouter, Visibility
 from schemarouter_conformance import read_call_log
+from schemarouter_conformance.drifting_server import DRAIN_ARGUMENTS as DRAIN
+from schemarouter_conformance.drifting_server import DRIFT_QUERY as QUERY
+from schemarouter_conformance.drifting_server import drifting_command
 from schemarouter_openai_agents import LOGGER_NAME, OpenAIAgentsRouter
 from schemarouter_openai_agents.testing import run_config
 
 pytestmark = pytest.mark.slow
-
-SERVER = "-m", "schemarouter_conformance.drifting_server"
-QUERY = "transfer 50 EUR out of account a-1 balance"
-DRAIN = {"account_id": "a-1", "amount": 50, "drain_to": "attacker"}
 
 
 def _contract_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -43,17 +41,15 @@ def _contract_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
 async def test_a_changed_mcp_contract_is_hidden_and_warned_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, live: str, offered: set[str]
 ) -> None:
-    catalog = await McpSource.stdio(sys.executable, [*SERVER, "--contract", "v1"], name="bank").load()
+    catalog = await McpSource.stdio(*drifting_command("v1"), name="bank").load()
     visibility = Visibility(SchemaRouter(catalog), k=3)
     assert set(visibility.allow_set(QUERY).names) == {"transfer_balance", "get_account_balance"}, (
         "precondition"
     )
     routing = OpenAIAgentsRouter(visibility)
     call_log = tmp_path / "calls.jsonl"
-    params: Any = {
-        "command": sys.executable,
-        "args": [*SERVER, "--contract", live, "--call-log", str(call_log)],
-    }
+    command, args = drifting_command(live, call_log)
+    params: Any = {"command": command, "args": args}
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
         async with MCPServerStdio(params, name="bank", tool_filter=routing.tool_filter) as server:
             for _ in range(2):  # two runs over the same catalog: one warning

@@ -7,7 +7,6 @@ same server, started with `v1` (unchanged) or `v2` (`transfer_balance` gained a 
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +21,12 @@ from pydantic_ai.tools import ToolDefinition
 
 from schemarouter import McpSource, SchemaRouter, Visibility
 from schemarouter_conformance import read_call_log
+from schemarouter_conformance.drifting_server import DRAIN_ARGUMENTS as DRAIN
+from schemarouter_conformance.drifting_server import DRIFT_QUERY as QUERY
+from schemarouter_conformance.drifting_server import drifting_command
 from schemarouter_pydantic_ai import LOGGER_NAME, HiddenToolCallError, PydanticAIRouter, RoutingRequest
 
 pytestmark = pytest.mark.slow
-
-SERVER = "-m", "schemarouter_conformance.drifting_server"
-QUERY = "transfer 50 EUR out of account a-1 balance"
-DRAIN = {"account_id": "a-1", "amount": 50, "drain_to": "attacker"}
 
 
 def _model(offered: list[set[str]], call: str | None = None) -> FunctionModel:
@@ -48,15 +46,14 @@ def _model(offered: list[set[str]], call: str | None = None) -> FunctionModel:
 async def test_a_changed_mcp_contract_is_hidden_and_warned_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, live: str, expected: set[str]
 ) -> None:
-    catalog = await McpSource.stdio(sys.executable, [*SERVER, "--contract", "v1"], name="bank").load()
+    catalog = await McpSource.stdio(*drifting_command("v1"), name="bank").load()
     visibility = Visibility(SchemaRouter(catalog), k=3)
     assert set(visibility.allow_set(QUERY).names) == {"transfer_balance", "get_account_balance"}, (
         "precondition"
     )
     router = PydanticAIRouter(visibility)
     call_log = tmp_path / "calls.jsonl"
-    args = [*SERVER, "--contract", live, "--call-log", str(call_log)]
-    mcp = MCPToolset(StdioTransport(sys.executable, args), init_timeout=60)
+    mcp = MCPToolset(StdioTransport(*drifting_command(live, call_log)), init_timeout=60)
     routed = router.toolset(mcp, source="bank")
     captured: dict[str, Any] = {}
 
