@@ -160,6 +160,39 @@ class AllowSetOrderDriver(ReferenceDriver):
         return OfferedTools(tuple(sorted(offered.tools, key=lambda t: rank[t.name])), offered.failure)
 
 
+class _FirstAnswerKept:
+    """What an adapter caching each request's allow-set for the agent's lifetime amounts to."""
+
+    def __init__(self, source):
+        self.source = source
+        self.kept = {}
+
+    def allow_set(self, query, principal=None):
+        if (query, principal) not in self.kept:
+            self.kept[query, principal] = self.source.allow_set(query, principal)
+        return self.kept[query, principal]
+
+
+class StaleResumeDriver(ReferenceDriver):
+    """Resumes an approved call under the allow-set its request got first (no fresh check)."""
+
+    name = "stale-resume"
+
+    def visibility_for(self, scenario):
+        return _FirstAnswerKept(scenario.visibility)
+
+
+class ResumeRefusingDriver(ReferenceDriver):
+    """Refuses every approved call on resume: closed, but an approval never lets anything run."""
+
+    name = "resume-refusing"
+
+    async def resume(self, agent, request, pending, *, approve):
+        if approve:
+            return CallReport(pending.tool, "refused_hidden", detail="refused on every resume")
+        return await super().resume(agent, request, pending, approve=approve)
+
+
 class BorrowingDriver(ReferenceDriver):
     """Validates another adapter and hands in its report."""
 
@@ -350,3 +383,33 @@ def test_the_allow_set_order_passes_the_determinism_test(inner_run: Any) -> None
     """The reference driver keeps the source's listing order; this one the allow-set's: both pass."""
     reports = _run(inner_run, "AllowSetOrderDriver", ["test_allow_set_is_deterministic"])
     assert _outcomes(reports) == {"test_allow_set_is_deterministic": "passed"}, _failure_text(reports)
+
+
+def test_reusing_the_paused_allow_set_fails_the_resume_test(inner_run: Any) -> None:
+    """Routing changes while a call awaits approval: an adapter that does not ask again runs it."""
+    tests = [
+        "test_resume_rechecks_visibility",
+        "test_approval_kept_for_routed_tool",
+        "test_fail_closed_when_router_raises",
+    ]
+    reports = _run(inner_run, "StaleResumeDriver", tests)
+    assert _outcomes(reports) == {tests[0]: "failed", tests[1]: "passed", tests[2]: "passed"}
+    text = _failure_text(reports)
+    assert "the allow-set source now blocks delete_customer while delete_customer awaits approval; " in text
+    assert "the allow-set source now raises while delete_customer awaits approval; " in text
+    assert "approving it gave 'ran', expected 'refused_hidden' or 'error'" in text
+    assert "(the source was asked 0 times after the change)" in text
+    assert "only the control may run delete_customer, yet the call log shows [" in text
+
+
+def test_refusing_every_resumed_call_fails_the_resume_test(inner_run: Any) -> None:
+    """The control: with routing unchanged, the approved call must run, so refusing always fails."""
+    tests = ["test_resume_rechecks_visibility", "test_approval_kept_for_routed_tool"]
+    reports = _run(inner_run, "ResumeRefusingDriver", tests)
+    assert _outcomes(reports) == dict.fromkeys(tests, "failed")
+    text = _failure_text(reports)
+    assert (
+        "with routing unchanged, approving delete_customer gave 'refused_hidden' (refused on every resume)"
+        in text
+    )
+    assert "it must run exactly once (the control for the changed routing below)" in text

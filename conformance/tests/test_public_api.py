@@ -14,7 +14,7 @@ INTERNAL = {
     "_expect": {"case_where", "gated_cases", "mismatch", "not_run", "outcome", "routed_in", "tripping"},
     "_fixture": {"main"},
     "_guard": {"GUARD_TEST", "needs", "reason_problem", "required_capabilities", "weakened_standard_tests"},
-    "_providers": {"GUEST", "MEMBER", "PrincipalVisibility"},
+    "_providers": {"GUEST", "MEMBER", "ChangingVisibility", "PrincipalVisibility"},
     "_visibility_tests": {"VisibilityTests"},
 }
 MODULES = (

@@ -1,7 +1,7 @@
-"""Standard tests of what the framework keeps: tests 3, 4, 8 and 11 of the contract.
+"""Standard tests of what the framework keeps: tests 3, 4, 8, 11 and 13 of the contract.
 
-Approvals and guardrails must survive routing, failures must close, and the validation
-must leave evidence. Whether a tool body ran is read from the fixture's call log.
+Approvals and guardrails must survive routing, failures must close (also when a paused run
+resumes), and the validation must leave evidence. Whether a tool body ran is read from the fixture's call log.
 """
 
 from __future__ import annotations
@@ -10,15 +10,17 @@ import asyncio
 import inspect
 import json
 from pathlib import Path
+from typing import Any
 
 from schemarouter import missing_evidence_fields
 from schemarouter.testing import RaisingVisibility
 
-from ._driver import AdapterDriver, RunRequest
+from ._driver import AdapterDriver, CallReport, RunRequest
 from ._expect import case_where, gated_cases, not_run, outcome, routed_in, tripping
 from ._fixture import READ_ONLY_TOOLS
 from ._guard import needs
 from ._harness import ConformanceRun
+from ._providers import ChangingVisibility
 
 __all__ = ["BoundaryTests"]
 
@@ -233,3 +235,67 @@ class BoundaryTests:
         if weakened:
             problems.append(f"the evidence reports these as not preserved: {weakened}")
         assert not problems, f"evidence report {path}:\n" + "\n".join(problems)
+
+    # 13 ---------------------------------------------------------------------------------------
+    @needs("approvals")
+    def test_resume_rechecks_visibility(self, conformance: ConformanceRun) -> None:
+        """Proves: a call paused for approval is checked against the routing again when the run
+        resumes. An approval-gated tool routed in for a request pauses; with routing unchanged,
+        approving it runs it exactly once. Paused again, and before the approval arrives the
+        allow-set source now blocks the tool (then, in a second run, raises): approving it must
+        not run it, and the resumed call is reported as refused or failed, never as run.
+
+        Fix a failure: check visibility at call time after a resume too, asking the allow-set
+        source again instead of reusing the allow-set the run was paused with (a cache keyed
+        on the run context or the catalog version alone survives the pause). An approval
+        answers "may this call run?", not "is this tool still routed?".
+        """
+        run = conformance
+        case = gated_cases(run)[0]
+        tool, request = case.required_tools[0], RunRequest(case.query)
+        blocking = run.visibility(blocked={tool})
+        assert tool not in run.expected(case.query, blocking).names, (
+            f"suite precondition: the core let blocked {tool} through"
+        )
+        source = ChangingVisibility(run.visibility())
+        changes = {f"now blocks {tool}": blocking, "now raises": RaisingVisibility(run.router, k=run.k)}
+
+        async def paused(agent: Any, why: str) -> CallReport:
+            report = await run.call(agent, request, tool, case.arguments)
+            assert report.outcome == "awaiting_approval", (
+                f"{why}: calling approval-gated {tool} for {case.query!r} gave {outcome(report)}, "
+                "expected a pending approval"
+            )
+            return report
+
+        async def body() -> None:
+            problems: list[str] = []
+            async with run.agent(run.scenario(source, approval_required=[tool])) as agent:
+                first = await paused(agent, "routing unchanged")
+                not_run(run, first, f"{tool} is awaiting approval")
+                approved = await run.resume(agent, request, first, approve=True)
+                ran = [call["tool"] for call in run.calls()]
+                assert (approved.outcome, ran) == ("ran", [tool]), (
+                    f"with routing unchanged, approving {tool} gave {outcome(approved)} and the call log "
+                    f"shows {ran}; it must run exactly once (the control for the changed routing below)"
+                )
+                for change, provider in changes.items():
+                    pending = await paused(agent, f"before the allow-set source {change}")
+                    source.change_to(provider)
+                    try:
+                        resumed = await run.resume(agent, request, pending, approve=True)
+                    finally:
+                        asked = source.asked_since_change
+                        source.restore()
+                    if resumed.outcome not in ("refused_hidden", "error"):
+                        problems.append(
+                            f"the allow-set source {change} while {tool} awaits approval; approving it "
+                            f"gave {outcome(resumed)}, expected 'refused_hidden' or 'error' (the source "
+                            f"was asked {asked} times after the change)"
+                        )
+            calls = run.calls()
+            if [call["tool"] for call in calls] != [tool]:
+                problems.append(f"only the control may run {tool}, yet the call log shows {calls}")
+            assert not problems, "an approved call was not checked again on resume:\n" + "\n".join(problems)
+
+        run.run(body)

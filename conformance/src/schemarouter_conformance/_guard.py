@@ -53,6 +53,7 @@ STANDARD_TESTS: tuple[str, ...] = (
     "test_static_rules_match_whole_names",
     "test_evidence_report_is_complete",
     "test_principal_reaches_the_allow_set",
+    "test_resume_rechecks_visibility",
 )
 """Every standard test of `AdapterConformanceSuite`, in the order the docs list them."""
 

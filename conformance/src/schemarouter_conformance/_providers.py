@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from schemarouter import AllowSet, SchemaRouter, Visibility
+from schemarouter import AllowSet, AllowSetProvider, SchemaRouter, Visibility
 
-__all__ = ["GUEST", "MEMBER", "PrincipalVisibility"]
+__all__ = ["GUEST", "MEMBER", "ChangingVisibility", "PrincipalVisibility"]
 
 GUEST = "guest"
 """The principal `PrincipalVisibility` shows its restricted allow-set to."""
@@ -37,3 +37,38 @@ class PrincipalVisibility:
         self.principals.append(principal)
         source = self.for_guests if principal == GUEST else self.for_everyone
         return source.allow_set(query, principal)
+
+
+class ChangingVisibility:
+    """An allow-set source whose routing a test changes while a run waits for an approval,
+    as a live policy's does when an administrator blocks a tool (or the policy store fails)
+    between the pause and the reviewer's answer.
+
+    It answers from `current`, which starts as `routing` and is replaced by `change_to(...)`
+    until `restore()`. Like a real provider it exposes the `SchemaRouter` as `router` (one
+    catalog, one catalog version throughout: a cache keyed on the version alone cannot see the
+    change), and it counts the requests asked since the last change, so a failure can say
+    whether the adapter asked again at all.
+    """
+
+    def __init__(self, routing: Visibility) -> None:
+        self.routing = routing
+        self.current: AllowSetProvider = routing
+        self.asked_since_change = 0
+
+    @property
+    def router(self) -> SchemaRouter:
+        return self.routing.router
+
+    def change_to(self, provider: AllowSetProvider) -> None:
+        """Answer from `provider` from now on."""
+        self.current = provider
+        self.asked_since_change = 0
+
+    def restore(self) -> None:
+        """Answer from the original routing again."""
+        self.change_to(self.routing)
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        self.asked_since_change += 1
+        return self.current.allow_set(query, principal)

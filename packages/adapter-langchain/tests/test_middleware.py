@@ -16,6 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from schemarouter import AllowSet, RoutingError, UserError, Visibility
+from schemarouter.testing import RaisingVisibility
 from schemarouter_langchain import LOGGER_NAME, LangChainRouter, RouteRequest, refusal_of, routed_model
 from schemarouter_langchain._routing import TurnRouter
 from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
@@ -233,7 +234,7 @@ def test_bad_request_from_fails_closed(local_tools: list[BaseTool], local_visibi
     assert script.first == ()
 
 
-def test_allow_set_computed_once_per_turn_per_context(
+def test_allow_set_cached_for_model_calls_and_asked_again_per_tool_call(
     local_tools: list[BaseTool], local_visibility: Visibility
 ) -> None:
     calls: list[str] = []
@@ -249,9 +250,11 @@ def test_allow_set_computed_once_per_turn_per_context(
     agent = agent_for(local_tools, [router], Recorder("get_weather_forecast", {"city": "Paris"}))
     context = {"query": WEATHER}
     agent.invoke({"messages": [HumanMessage(WEATHER)]}, context=context)
-    assert calls == [WEATHER]  # two model turns and one tool call, one computation
+    assert (
+        calls == [WEATHER] * 2
+    )  # the first model turn, then the tool call asks afresh; the second turn reuses it
     agent.invoke({"messages": [HumanMessage(WEATHER)]}, context={"query": WEATHER})
-    assert calls == [WEATHER, WEATHER]  # another context is never served from the first one's entry
+    assert calls == [WEATHER] * 4  # another context is never served from the first one's entry
 
 
 async def test_concurrent_runs_see_only_their_own_allow_sets(
@@ -345,6 +348,50 @@ def test_resume_needs_the_context_again(
     else:
         assert bodies.ran == []
         assert refusal_of(result) == {"tool": "get_weather_forecast", "reason": "hidden", "detail": ""}
+
+
+class Changing:
+    """An allow-set source whose answer a test changes while a run waits for an approval."""
+
+    def __init__(self, visibility: Visibility) -> None:
+        self.router = visibility.router
+        self.current: Any = visibility
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        return self.current.allow_set(query, principal)
+
+
+@pytest.mark.parametrize("change", ["blocks", "raises"])
+def test_resume_with_the_same_context_asks_again(
+    change: str, local_tools: list[BaseTool], local_visibility: Visibility, bodies: Any
+) -> None:
+    """The documented resume passes the same context object: the paused allow-set, cached for it,
+    must not decide the approved call once routing hides the tool (a bug: it ran), nor what the
+    model is offered after the refusal."""
+    source = Changing(local_visibility)
+    script = Recorder("get_weather_forecast", {"city": "Paris"})
+    agent = create_agent(
+        ScriptedChatModel(respond=script),
+        tools=local_tools,
+        middleware=[
+            LangChainRouter(source),
+            HumanInTheLoopMiddleware({"get_weather_forecast": True}, interrupt_mode="per_call"),
+        ],
+        checkpointer=InMemorySaver(),
+    )
+    config: Any = {"configurable": {"thread_id": f"changed-{change}"}}
+    context = {"query": WEATHER}
+    first = agent.invoke({"messages": [HumanMessage(WEATHER)]}, config, context=context, version="v2")
+    assert len(first.interrupts) == 1
+    blocked = Visibility(local_visibility.router, k=2, blocked={"get_weather_forecast"})
+    source.current = blocked if change == "blocks" else RaisingVisibility(local_visibility.router)
+    answer = Command(resume={first.interrupts[0].id: {"type": "approve"}})
+    done = agent.invoke(answer, config, context=context, version="v2")
+    assert bodies.ran == []
+    refusal = refusal_of(tool_result(done.value))
+    assert refusal is not None
+    assert refusal["reason"] == ("hidden" if change == "blocks" else "routing_failed")
+    assert "get_weather_forecast" not in offered_names(script.offered[-1])  # nor offered after the resume
 
 
 @pytest.mark.parametrize("form", ["middleware", "routed_model"])

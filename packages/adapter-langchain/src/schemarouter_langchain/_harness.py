@@ -97,14 +97,15 @@ class Turn:
     messages: list[BaseMessage] = field(default_factory=list[BaseMessage])
     interrupts: tuple[Any, ...] = ()
     failure: str | None = None
+    context: dict[str, Any] = field(init=False)
+    """The run's `runtime.context`: one object, passed again on every resume, as users do."""
+
+    def __post_init__(self) -> None:
+        self.context = {"query": self.query, "principal": self.principal}
 
     @property
     def config(self) -> RunnableConfig:
         return {"configurable": {"thread_id": self.run_id}}
-
-    @property
-    def context(self) -> dict[str, Any]:
-        return {"query": self.query, "principal": self.principal}
 
     def tool_message(self) -> ToolMessage | None:
         """The result of the run's scripted tool call, if it has one yet."""

@@ -43,7 +43,10 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
     then `always_visible` ones; provider-native dict tools are kept as they are).
     `wrap_tool_call` returns an error `ToolMessage` for a call to a tool that is not
     visible: LangChain's tool node would otherwise execute any registered tool the model
-    names, so narrowing alone is not enough. Sync and async paths behave the same.
+    names, so narrowing alone is not enough. It asks the provider again for every call
+    (never a cached answer), so a call approved through `HumanInTheLoopMiddleware` is
+    refused on resume when routing hides the tool by then. Sync and async paths behave
+    the same.
 
     The request comes from `runtime.context` through `request_from` (default: the
     context's `query` and `principal`, from a mapping or attributes), else from the last
@@ -127,8 +130,10 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
     # -- tool calls: refuse what is not visible ---------------------------------------------
 
     def _refusal(self, request: ToolCallRequest) -> ToolMessage | None:
-        runtime = request.runtime
-        routing = self.routing(getattr(runtime, "context", None), messages_of(request.state))
+        # Asked afresh: the call may come from a run resumed after an approval, with the same
+        # context object, and routing may have changed while the run waited.
+        context = getattr(request.runtime, "context", None)
+        routing = self.router.route(context, messages_of(request.state), fresh=True)
         name = request.tool_call["name"]
         if routing.allows(name):
             if request.tool is None or self.router.shows(request.tool, routing):

@@ -52,7 +52,10 @@ class TurnRouter:
 
     The cache key is the full input: the context's identity, the query, the principal and
     the catalog version. Nothing is shared between two contexts, failures are never cached,
-    and a provider without a visible catalog version is asked every time.
+    and a provider without a visible catalog version is asked every time. A `fresh` routing
+    (the call-time check) always asks the provider and replaces the cached answer (a failure
+    drops it): a run resumed after an approval passes the same context object again, and
+    must not run a call under the allow-set it was paused with.
 
     `shows(tool, routing)` is the per-tool answer: a routed name, and for an `McpToolkit` tool
     the contract the catalog routed. A tool missing from the catalog, or whose contract
@@ -107,7 +110,7 @@ class TurnRouter:
             )
         return request
 
-    def _cached(self, context: Any, request: RouteRequest) -> AllowSet:
+    def _cached(self, context: Any, request: RouteRequest, *, fresh: bool) -> AllowSet:
         catalog = catalog_of(self.provider)
         version = catalog.version if catalog is not None else None
         try:
@@ -117,8 +120,9 @@ class TurnRouter:
             key = None
         if key is not None:
             with self._lock:
-                entry = self._cache.get(key)
-                if entry is not None and entry.context is context:
+                if fresh:
+                    self._cache.pop(key, None)
+                elif (entry := self._cache.get(key)) is not None and entry.context is context:
                     self._cache.move_to_end(key)
                     return entry.allow_set
         allow_set = self.provider.allow_set(request.query, request.principal)
@@ -131,11 +135,14 @@ class TurnRouter:
                     self._cache.popitem(last=False)
         return allow_set
 
-    def route(self, context: Any, messages: Sequence[Any]) -> TurnRouting:
-        """The visible tool names for this turn. Never raises unless `on_failure="raise"`."""
+    def route(self, context: Any, messages: Sequence[Any], *, fresh: bool = False) -> TurnRouting:
+        """The visible tool names for this turn. Never raises unless `on_failure="raise"`.
+
+        `fresh=True` asks the provider even when this context's answer is cached.
+        """
         try:
             request = self.request(context, messages)
-            allow_set = self._cached(context, request)
+            allow_set = self._cached(context, request, fresh=fresh)
         except Exception as exc:
             failure = f"{type(exc).__name__}: {exc}"
             logger.warning("routing failed; every routed tool is hidden for this turn (%s)", failure)

@@ -59,6 +59,13 @@ def _context(request: RunRequest) -> RouteRequest | None:
     return None if request.query is None else RouteRequest(request.query, request.principal)
 
 
+def _refusal(tool: str, error: ModelBehaviorError) -> CallReport:
+    """The SDK's refusal of a call to a tool it does not hold (`Tool ... not found`), or an error."""
+    if f"Tool {tool} not found" in str(error):
+        return CallReport(tool, "refused_hidden", detail=str(error))
+    return CallReport(tool, "error", detail=f"{type(error).__name__}: {error}")
+
+
 class OpenAIAgentsDriver:
     """Expresses a conformance `Scenario` with the Agents SDK's own objects.
 
@@ -129,9 +136,7 @@ class OpenAIAgentsDriver:
         try:
             clone, result = await self._run(agent, request, steps)
         except ModelBehaviorError as exc:
-            if f"Tool {tool} not found" in str(exc):
-                return CallReport(tool, "refused_hidden", detail=str(exc))
-            return CallReport(tool, "error", detail=f"{type(exc).__name__}: {exc}")
+            return _refusal(tool, exc)
         return self._report(agent, tool, _Pending(clone, result, call_id, log_size), approved=None)
 
     async def resume(
@@ -146,7 +151,12 @@ class OpenAIAgentsDriver:
                 state.approve(item)
             else:
                 state.reject(item)
-        result = await Runner.run(state_of.agent, state, run_config=run_config())
+        try:
+            result = await Runner.run(state_of.agent, state, run_config=run_config())
+        except ModelBehaviorError as exc:
+            # On resume the SDK lists the tools again (through the router's tool_filter) and
+            # refuses an approved call to a tool that is no longer visible.
+            return _refusal(pending.tool, exc)
         resumed = _Pending(state_of.agent, result, state_of.call_id, state_of.log_size)
         return self._report(agent, pending.tool, resumed, approved=approve)
 
