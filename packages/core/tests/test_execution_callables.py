@@ -143,6 +143,39 @@ async def test_the_policy_can_deny_local_functions(tools: Tools) -> None:
     assert tools.calls == []
 
 
+async def test_only_classified_callables_run_when_allow_unclassified_local_is_off(tools: Tools) -> None:
+    router = make_router(
+        tools,
+        classification={"py:convert_currency": "read_only", "get_weather_*": "read_only"},
+        allow_unclassified_local=False,
+    )
+    unlisted = PlanRequest("x", {"customer_id": "c-1"}, preferred_route="py:delete_customer")
+    for run in (router.ainvoke(unlisted), ainvoke_selective(router, unlisted, k=3)):
+        with pytest.raises(PolicyViolationError) as info:
+            await run
+        assert (info.value.reason, info.value.route) == (RefusalReason.POLICY_DENIED, "py:delete_customer")
+        assert "allow_unclassified_local" in str(info.value)
+    assert tools.calls == []
+    result = await ainvoke_selective(router, PlanRequest("convert 10 USD to EUR", CONVERT), k=3)
+    forecast = await router.ainvoke(PlanRequest("weather forecast for Oslo", {"city": "Oslo"}))
+    assert (result.route, forecast.route) == ("py:convert_currency", "py:get_weather_forecast")
+    assert [name for name, _ in tools.calls] == ["convert_currency", "get_weather_forecast"]
+
+
+async def test_an_unclassified_fallback_is_refused_before_the_classified_primary_runs(tools: Tools) -> None:
+    router = make_router(
+        tools, classification={"convert_currency": "read_only"}, allow_unclassified_local=False
+    )
+    request = PlanRequest("convert currency with the currency feed or the backup rates", CONVERT)
+    plan = router.plan_executable(
+        request, route="py:convert_currency", fallback_routes=["py:lookup_rates_backup"]
+    )
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(router, router.retrieve_executable(request, 5), plan)
+    assert (info.value.reason, info.value.route) == (RefusalReason.POLICY_DENIED, "py:lookup_rates_backup")
+    assert tools.calls == []
+
+
 async def test_fallbacks_run_in_order_only_after_a_failure(tools: Tools) -> None:
     router = make_router(tools)
     request = PlanRequest("convert currency with the currency feed or the backup rates", CONVERT)
@@ -283,6 +316,12 @@ async def test_a_preferred_route_passes_the_no_route_gate_and_the_threshold(tool
             id="destructive-not-allowed",
         ),
         pytest.param({"allow_mutating": False}, {"customer_id": "c-1"}, "policy_denied", id="mutating-off"),
+        pytest.param(
+            {"allow_unclassified_local": False},
+            {"customer_id": "c-1"},
+            "policy_denied",
+            id="unclassified-local-off",
+        ),
         pytest.param({}, {"customer_id": 7}, "invalid_arguments", id="wrong-type"),
         pytest.param({}, {}, "invalid_arguments", id="missing-argument"),
     ],

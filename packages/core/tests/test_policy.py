@@ -79,6 +79,42 @@ def test_unclassified_local_callables_count_as_mutating() -> None:
     assert decision.effect == "mutating"
 
 
+def test_unclassified_local_callables_are_refused_when_allow_unclassified_local_is_off() -> None:
+    policy = ExecutionPolicy(classification={"python:add": "read_only"}, allow_unclassified_local=False)
+    refused = policy.decide(tool("subtract", source="python"), remote=False)
+    assert not refused.allowed
+    assert (refused.effect, refused.local_effect) == (None, None)
+    assert "allow_unclassified_local" in refused.detail
+    allowed = policy.decide(tool("add", source="python"), remote=False)
+    assert allowed.allowed
+    assert allowed.effect == "read_only"
+
+
+def test_a_classified_callable_still_obeys_the_rest_of_the_policy() -> None:
+    policy = ExecutionPolicy(
+        classification={"add": "mutating", "wipe": "destructive"},
+        allow_unclassified_local=False,
+        allow_mutating=False,
+        deny=["python:reset"],
+    )
+    for name in ("add", "wipe", "reset"):
+        assert not policy.decide(tool(name, source="python"), remote=False).allowed
+    assert "allow_mutating" in policy.decide(tool("add", source="python"), remote=False).detail
+
+
+@pytest.mark.parametrize(
+    ("local", "remote_allowed"),
+    [
+        pytest.param(False, True, id="local-off-remote-on"),
+        pytest.param(True, False, id="local-on-remote-off"),
+    ],
+)
+def test_the_local_and_remote_switches_are_independent(local: bool, remote_allowed: bool) -> None:
+    policy = ExecutionPolicy(allow_unclassified_local=local, allow_unclassified_remote=remote_allowed)
+    assert policy.decide(tool("get_customer"), remote=True).allowed is remote_allowed
+    assert policy.decide(tool("get_customer", source="python"), remote=False).allowed is local
+
+
 def test_destructive_needs_a_matching_allow_destructive_rule() -> None:
     policy = ExecutionPolicy(
         classification={"delete_*": "destructive"}, allow_destructive=["crm:delete_invoice"]
@@ -137,10 +173,19 @@ def test_patterns_match_names_or_routes_whole(pattern: str, name: str, source: s
         pytest.param({"deny": "x"}, id="deny-string"),
         pytest.param({"plan_ttl": 0}, id="zero-ttl"),
         pytest.param({"contract_max_age": -1}, id="negative-age"),
+        pytest.param({"allow_unclassified_local": "false"}, id="local-switch-string"),
+        pytest.param({"allow_unclassified_remote": "no"}, id="remote-switch-string"),
+        pytest.param({"allow_unclassified_remote": 1}, id="remote-switch-int"),
+        pytest.param({"allow_mutating": None}, id="mutating-switch-none"),
+        pytest.param({"plan_ttl": "300"}, id="ttl-string"),
+        pytest.param({"plan_ttl": float("nan")}, id="ttl-nan"),
+        pytest.param({"contract_max_age": None}, id="age-none"),
+        pytest.param({"clock": 1_000.0}, id="clock-not-callable"),
     ],
 )
 def test_bad_policy_configuration_is_a_user_error(kwargs: dict[str, Any]) -> None:
-    with pytest.raises(UserError):
+    (name,) = kwargs
+    with pytest.raises(UserError, match=name):
         ExecutionPolicy(**kwargs)
 
 

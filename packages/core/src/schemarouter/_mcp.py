@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 __all__ = ["McpSource"]
 
 _DEFAULT_TIMEOUT = 20.0
+_T = TypeVar("_T")
+
+CLOSE_GRACE = 1.0
+"""Seconds an MCP session may take to close after its work is done or has failed."""
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -64,6 +68,15 @@ def translate_error(server: str, exc: BaseException, timeout: float) -> SourceEr
     if isinstance(leaf, MCPError):
         return ServerProtocolError(server, f"MCP error: {leaf}")
     return ServerProtocolError(server, f"{type(leaf).__name__}: {leaf}")
+
+
+@asynccontextmanager
+async def _closing(
+    resource: AbstractAsyncContextManager[object], transport: AbstractAsyncContextManager[_T]
+) -> AsyncGenerator[_T]:
+    """`transport`, inside `resource` (an HTTP client the transport uses but does not close)."""
+    async with resource, transport as streams:
+        yield streams
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +175,7 @@ class McpSource:
 
             http = httpx2.AsyncClient(headers=dict(self.headers), timeout=self.timeout)
             return Client(
-                streamable_http_client(self.url, http_client=http),
+                _closing(http, streamable_http_client(self.url, http_client=http)),
                 read_timeout_seconds=self.timeout,
                 cache=None,
             )
@@ -172,22 +185,39 @@ class McpSource:
     async def connect(self) -> AsyncGenerator[Client]:
         """An open MCP client; connecting is bounded by `timeout` and failures raise `SourceError`.
 
-        Requests made through the client are bounded by the client's read timeout.
+        Requests made through the client are bounded by the client's read timeout. Closing
+        is bounded too: an HTTP session gets `CLOSE_GRACE` seconds to end (a hung server
+        never answers the session's DELETE). A stdio server is stopped by the MCP SDK, which
+        waits up to 2 s for it to exit after its stdin closes and 2 s more after SIGTERM
+        before it kills the process group; that wait is shielded, so it cannot be shortened.
         """
         client = self._client()
-        connect_scope = anyio.CancelScope(deadline=anyio.current_time() + self.timeout)
+        scope = anyio.CancelScope(deadline=anyio.current_time() + self.timeout)
         connected = False
+        failure: BaseException | None = None
         try:
-            with connect_scope:
+            with scope:
                 async with client:
                     connected = True
-                    connect_scope.deadline = math.inf
-                    yield client
+                    scope.deadline = math.inf
+                    try:
+                        yield client
+                    except BaseException as exc:
+                        failure = exc
+                        raise
+                    finally:
+                        scope.deadline = anyio.current_time() + CLOSE_GRACE
         except SchemaRouterError:
             raise
         except Exception as exc:
             raise translate_error(self.label, exc, self.timeout) from exc
-        if connect_scope.cancelled_caught and not connected:
+        if failure is not None:
+            # Closing ran out of time, and the scope's cancellation took the place of the
+            # error that ended the session: raise that error, as if closing had been quick.
+            if isinstance(failure, SchemaRouterError) or not isinstance(failure, Exception):
+                raise failure
+            raise translate_error(self.label, failure, self.timeout) from failure
+        if scope.cancelled_caught and not connected:
             raise ServerTimeoutError(self.label, f"no answer within {self.timeout:g} s while connecting")
 
     async def list_specs(self, client: Client, limits: CatalogLimits) -> list[ToolSpec]:

@@ -45,6 +45,10 @@ def _patterns(values: Collection[str], what: str) -> tuple[str, ...]:
     return out
 
 
+def _is_seconds(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def matches(pattern: str, capability: Capability) -> bool:
     """Glob match (`fnmatch`, case-sensitive): on the route when the pattern names a source
     (`"crm:delete_*"`), else on the tool name (`"delete_*"`)."""
@@ -75,9 +79,11 @@ class ExecutionPolicy:
       `"destructive"`). Patterns are globs on the route when they contain `:`, else on
       the tool name. When several match, the most severe effect wins.
     - `allow_unclassified_remote`: may a remote (MCP) tool that no local rule classifies
-      run at all? Off by default. When on, such a tool counts as mutating. Python
-      callables registered with the router are the application's own code and count as
-      mutating when unclassified.
+      run at all? Off by default. When on, such a tool counts as mutating.
+    - `allow_unclassified_local`: may a Python callable registered with the router that
+      no local rule classifies run at all? On by default: callables are the application's
+      own code. When on, such a callable counts as mutating; turned off, `classification`
+      is the list of the callables that may run.
     - Remote annotations only tighten: `destructiveHint: true` makes the effect
       destructive, `readOnlyHint: false` makes it at least mutating. Missing hints change
       nothing (classify such tools locally).
@@ -96,6 +102,7 @@ class ExecutionPolicy:
 
     classification: Mapping[str, EffectClass] = field(default_factory=lambda: MappingProxyType({}))
     allow_unclassified_remote: bool = False
+    allow_unclassified_local: bool = True
     allow_mutating: bool = True
     allow_destructive: Collection[str] = ()
     deny: Collection[str] = ()
@@ -118,10 +125,17 @@ class ExecutionPolicy:
         object.__setattr__(self, "classification", MappingProxyType(rules))
         object.__setattr__(self, "allow_destructive", _patterns(self.allow_destructive, "allow_destructive"))
         object.__setattr__(self, "deny", _patterns(self.deny, "deny"))
-        if not self.plan_ttl > 0:
-            raise UserError("plan_ttl must be a positive number of seconds")
-        if not self.contract_max_age >= 0:
-            raise UserError("contract_max_age must be >= 0 seconds")
+        for name in ("allow_unclassified_remote", "allow_unclassified_local", "allow_mutating"):
+            value: object = getattr(self, name)
+            if not isinstance(value, bool):
+                # A truthy non-bool (the string "false", say) must not silently widen what may run.
+                raise UserError(f"{name} must be True or False, got {value!r}")
+        if not _is_seconds(self.plan_ttl) or not self.plan_ttl > 0:
+            raise UserError(f"plan_ttl must be a positive number of seconds, got {self.plan_ttl!r}")
+        if not _is_seconds(self.contract_max_age) or not self.contract_max_age >= 0:
+            raise UserError(f"contract_max_age must be >= 0 seconds, got {self.contract_max_age!r}")
+        if not callable(self.clock):
+            raise UserError(f"clock must be a callable returning seconds, got {self.clock!r}")
 
     def local_effect(self, capability: Capability) -> EffectClass | None:
         """The most severe effect among the local rules matching this tool (None: unclassified)."""
@@ -141,7 +155,8 @@ class ExecutionPolicy:
         return None
 
     def decide(self, capability: Capability, *, remote: bool) -> PolicyDecision:
-        """May this tool run? `remote` is True for tools served by an MCP server."""
+        """May this tool run? `remote` is True for tools served by an MCP server, False for
+        Python callables registered with the router."""
         route = capability.route
         local = self.local_effect(capability)
         hinted = self.remote_effect(capability) if remote else None
@@ -158,6 +173,13 @@ class ExecutionPolicy:
                 None,
                 "no local rule classifies this remote tool and allow_unclassified_remote is off "
                 "(remote annotations never grant execution)",
+            )
+        if local is None and not remote and not self.allow_unclassified_local:
+            return verdict(
+                False,
+                None,
+                "no local rule classifies this Python callable and allow_unclassified_local is off "
+                "(only classified callables may run)",
             )
         base: EffectClass = local if local is not None else "mutating"
         effect = _stricter(base, hinted)
