@@ -13,8 +13,9 @@ import pytest
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
 from schemarouter._index import IndexSettings, LexicalIndex
 from schemarouter._no_route import gate
+from schemarouter._segment import segment
 from schemarouter._semantic import semantic_available
-from schemarouter._typo import Corrector, _one_edit  # pyright: ignore[reportPrivateUsage]
+from schemarouter._typo import MAX_LENGTH, Corrector, _one_edit, correctable  # pyright: ignore[reportPrivateUsage]
 from schemarouter.cli import main
 
 TOOLS = [
@@ -208,3 +209,22 @@ def test_hybrid_route_output_counts_the_tools_that_competed(
     out = capsys.readouterr().out
     assert "competed" in out
     assert "matched a query word" not in out
+
+
+def test_a_long_run_of_letters_is_neither_corrected_nor_split() -> None:
+    """A pasted blob (an id, base64 without digits) is no mistyped word: its one-edit
+    candidates grow with the square of its length, so it is not corrected, and not split
+    into run-together words either. The rest of the request routes as without it."""
+    long_word = "weatherforecast" * 3 + "x"  # 46 letters, one edit from a catalog word below
+    tools = [*TOOLS, ToolSpec("lookup", f"Look up the {long_word[:-1]} table.")]
+    index = LexicalIndex(Catalog.from_specs("demo", tools))
+    assert len(long_word) > MAX_LENGTH
+    assert not correctable(long_word)
+    assert Corrector([long_word[:-1], "weather"]).corrections(long_word) == ()
+    (term,) = index.query_terms(long_word)
+    assert [m.kind for m in term.matches if m.kind in ("typo", "part")] == []
+    assert segment("weather" * 10, {"weather"}) == ()  # 70 letters
+    assert segment("weather" * 2, {"weather"}) == ("weather", "weather")
+    blob = "q" * 20_000
+    allow = visibility().allow_set(f"wheather in Paris {blob}")
+    assert allow.names[:1] == ("get_weather",)

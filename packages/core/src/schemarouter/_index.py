@@ -303,6 +303,7 @@ class LexicalIndex:
         self._surface_words = frozenset(surface_vocabulary)
         self._corrector = Corrector({tok for fields in per_doc for name in FIELDS for tok in fields[name]})
         self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
+        self._longest_term = max(map(len, self._idf), default=0)
         self._resolved: dict[str, QueryTerm] = {}
         self._request_words: dict[str, tuple[str, ...]] = {}
         self._joined: dict[str, bool] = {}
@@ -367,7 +368,8 @@ class LexicalIndex:
         if word.isalpha() and len(word) >= settings.min_prefix:
             longer = self._longer_terms(word)
             matches.extend(TermMatch(t, settings.prefix_quality, "prefix") for t in longer if t != word)
-            for end in range(len(word) - 1, settings.min_prefix - 1, -1):
+            # no indexed term is longer than the longest one: a pasted run of letters costs no more
+            for end in range(min(len(word) - 1, self._longest_term), settings.min_prefix - 1, -1):
                 if word[:end] in self._idf:
                     matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
                     break

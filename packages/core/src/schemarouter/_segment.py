@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Container
 
-__all__ = ["MIN_PART", "segment"]
+__all__ = ["MAX_WORD", "MIN_PART", "segment"]
 
 MIN_PART = 3
 """Shortest word accepted as a part of a compound."""
 
 _MAX_PART = 20
+MAX_WORD = 64
+"""Longest word split: a longer run of letters is a pasted blob, not a name run together."""
 _MIN_COVERAGE = 0.6
 
 
@@ -22,9 +24,10 @@ def segment(word: str, vocabulary: Container[str]) -> tuple[str, ...]:
     """Known words that `word` is made of, in order; empty when no good split exists.
 
     A split must use at least two known words and explain at least 60% of the characters.
+    Words longer than `MAX_WORD` characters are not split.
     """
     size = len(word)
-    if size < 2 * MIN_PART:
+    if size < 2 * MIN_PART or size > MAX_WORD:
         return ()
     # best[i] = (score, covered characters, parts) for word[:i]
     best: list[tuple[int, int, tuple[str, ...]]] = [(0, 0, ())] * (size + 1)

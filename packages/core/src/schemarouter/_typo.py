@@ -5,8 +5,10 @@ and that is no word of everyday English is compared with the catalog's own words
 edit away (a letter left out, added or replaced, or two neighbouring letters swapped) are what
 it may stand for. The first letter is never edited: people rarely mistype it, and a name that
 differs from a catalog word only there is usually a name of its own ("binance", "echarts").
-Only plain ASCII words of at least `MIN_LENGTH` letters are corrected, and only into words that
-long: short words have too many neighbours ("form", "from", "fork"). A word with more than
+Only plain ASCII words of `MIN_LENGTH` to `MAX_LENGTH` letters are corrected, and only into
+words of that length: short words have too many neighbours ("form", "from", "fork"), and a
+longer run of letters is no word anyone mistyped (a pasted blob, an id); the candidates of a
+word grow with the square of its length, so the bound also keeps one such run cheap. A word with more than
 `MAX_CORRECTIONS` neighbours in the catalog is too ambiguous to correct, and an everyday English
 word one edit away that the catalog lacks is a likelier reading than a catalog word (see
 `Corrector.corrections`).
@@ -25,16 +27,17 @@ from ._commonness import english_count
 from ._spelling import american
 from ._text import STOP_WORDS
 
-__all__ = ["MAX_CORRECTIONS", "MIN_LENGTH", "Corrector", "correctable"]
+__all__ = ["MAX_CORRECTIONS", "MAX_LENGTH", "MIN_LENGTH", "Corrector", "correctable"]
 
 MIN_LENGTH = 5
+MAX_LENGTH = 40
 MAX_CORRECTIONS = 3
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def correctable(word: str) -> bool:
     """Whether `word` has the shape of a word we correct (or correct into)."""
-    return len(word) >= MIN_LENGTH and word.isascii() and word.isalpha() and word.islower()
+    return MIN_LENGTH <= len(word) <= MAX_LENGTH and word.isascii() and word.isalpha() and word.islower()
 
 
 def _deletions(word: str) -> list[str]:
