@@ -203,6 +203,25 @@ def test_hybrid_is_deterministic_across_routers() -> None:
         assert (a.names, a.reason, a.decisions) == (b.names, b.reason, b.decisions)
 
 
+def test_hybrid_decisions_do_not_depend_on_the_order_sources_were_merged() -> None:
+    """Same catalog version, same decisions: ties (an empty request scores every tool alike)
+    go by route, as in lexical mode, not by the order the sources were merged in."""
+
+    def source(name: str) -> Catalog:
+        return Catalog.from_specs(
+            name, [ToolSpec(f"{name}_tool_{i}", f"{name} thing {i}") for i in range(12)]
+        )
+
+    alpha, beta = source("alpha"), source("beta")
+    one, other = Catalog.merge(alpha, beta), Catalog.merge(beta, alpha)
+    assert one.version == other.version
+    first = Visibility(SchemaRouter(one).with_semantic(), k=3)
+    second = Visibility(SchemaRouter(other).with_semantic(), k=3)
+    for query in ("", "beta thing", "a thing"):
+        a, b = first.allow_set(query), second.allow_set(query)
+        assert (a.routes, a.reason, a.decisions) == (b.routes, b.reason, b.decisions), query
+
+
 def test_candidates_show_which_signals_decided(hybrid: SchemaRouter) -> None:
     retrieval = hybrid.retrieve("send an email to Ada", 3)
     best = retrieval.candidates[0]

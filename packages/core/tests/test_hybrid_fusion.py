@@ -69,8 +69,10 @@ def _top(policy: HybridPolicy | None, k: int) -> list[str]:
 
 def test_the_encoder_gives_the_intended_cosines() -> None:
     router = SchemaRouter(CATALOG).with_semantic(AngleEncoder())
-    sims = router.retriever.semantic.similarities(REQUEST)  # type: ignore[union-attr]
-    assert [round(float(s), 4) for s in sims] == [round(c, 4) for c in COSINES.values()]
+    semantic = router.retriever.semantic  # type: ignore[union-attr]
+    sims = semantic.similarities(REQUEST)  # in route order, as `routes` lists the tools
+    got = {route.split(":", 1)[1]: round(float(s), 4) for route, s in zip(semantic.routes, sims, strict=True)}
+    assert got == {name: round(c, 4) for name, c in COSINES.items()}
 
 
 def test_the_semantic_best_tool_competes_beside_strong_lexical_matches() -> None:

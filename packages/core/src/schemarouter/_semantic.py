@@ -265,7 +265,9 @@ class SemanticIndex:
             )
         self.catalog = catalog
         self.encoder = encoder
-        caps = tuple(catalog)
+        # Tools in route order, as the lexical index has them: ties (an empty request, or two
+        # tools with one text) then go the same way however the catalog's sources were merged.
+        caps = tuple(sorted(catalog, key=lambda cap: cap.route))
         self.routes: tuple[str, ...] = tuple(c.route for c in caps)
         self.position: dict[str, int] = {route: i for i, route in enumerate(self.routes)}
         texts = [
@@ -275,7 +277,7 @@ class SemanticIndex:
         dim = encoder.dim
         self._block_rows = max(1, _BLOCK_ELEMENTS // max(dim, 1))
         if texts:
-            # Similar lengths batched together pad less; the rows are put back in catalog order.
+            # Similar lengths batched together pad less; the rows are put back in route order.
             order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
             encoded = _normalised_rows(
                 encoder.encode([texts[i] for i in order]), len(texts), dim, encoder.name
@@ -291,7 +293,7 @@ class SemanticIndex:
         return self.encoder.name
 
     def similarities(self, query: str) -> NDArray[np.float32]:
-        """Cosine similarity of `query` with every tool, in catalog order."""
+        """Cosine similarity of `query` with every tool, in route order (see `routes`)."""
         return self._cosines([query])[0]
 
     def clause_similarities(self, query: str) -> tuple[NDArray[np.float32], NDArray[np.float32] | None]:
@@ -313,11 +315,11 @@ class SemanticIndex:
         return cosines[0], cosines[1:].max(axis=0)
 
     def _cosines(self, texts: list[str]) -> NDArray[np.float32]:
-        """Cosine similarity of each text (rows) with every tool (columns, in catalog order)."""
+        """Cosine similarity of each text (rows) with every tool (columns, in route order)."""
         return self._cosines_of(self.encoder.encode(texts), len(texts))
 
     def _cosines_of(self, encoded: Any, count: int) -> NDArray[np.float32]:
-        """Cosines of `count` encoded rows with every tool (columns, in catalog order)."""
+        """Cosines of `count` encoded rows with every tool (columns, in route order)."""
         import numpy as np
 
         units = _normalised_rows(encoded, count, self.encoder.dim, self.encoder.name)
