@@ -6,6 +6,8 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+import anyio
+
 from ._abstention import RetrievalAbstentionPolicy, require_policy
 from ._callables import CallableSource
 from ._calls import ToolResult
@@ -66,16 +68,33 @@ class SchemaRouter:
         limits: CatalogLimits | None = None,
         policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
-        """Load every source (MCP sources are contacted once, for `tools/list` only)."""
+        """Load every source (MCP sources are contacted once, for `tools/list` only).
+
+        MCP servers are reached at the same time, so discovery takes as long as the slowest
+        server, not the sum of them all. If any source fails, no router is made: the error of
+        the first failing source, in the order given, is raised (after every server was left).
+        """
         names = [s.name for s in sources]
         if len(set(names)) != len(names):
             raise UserError(f"source names must be unique, got {names}")
-        catalogs: list[Catalog] = []
-        for source in sources:
-            if isinstance(source, McpSource):
-                catalogs.append(await source.load(limits))
-            else:
-                catalogs.append(source.load(limits))
+        loaded: list[Catalog | None] = [
+            None if isinstance(source, McpSource) else source.load(limits) for source in sources
+        ]
+        failures: dict[int, Exception] = {}
+
+        async def load(position: int, source: McpSource) -> None:
+            try:
+                loaded[position] = await source.load(limits)
+            except Exception as exc:  # each source's error is kept; the first one given is raised
+                failures[position] = exc
+
+        async with anyio.create_task_group() as group:
+            for position, source in enumerate(sources):
+                if isinstance(source, McpSource):
+                    group.start_soon(load, position, source)
+        if failures:
+            raise failures[min(failures)]
+        catalogs = [catalog for catalog in loaded if catalog is not None]
         return cls(Catalog.merge(*catalogs), sources=sources, policy=policy)
 
     @classmethod
