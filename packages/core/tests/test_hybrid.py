@@ -222,6 +222,38 @@ def test_hybrid_decisions_do_not_depend_on_the_order_sources_were_merged() -> No
         assert (a.routes, a.reason, a.decisions) == (b.routes, b.reason, b.decisions), query
 
 
+NON_LATIN = Catalog.from_specs(
+    "intl",
+    [
+        ToolSpec("天气预报", "查询城市的天气预报"),
+        ToolSpec("메일_보내기", "이메일을 보냅니다"),
+        ToolSpec("отправить_письмо", "Отправить электронное письмо"),
+        ToolSpec("get_weather", "Get the weather forecast for a city"),
+        ToolSpec("delete_customer", "Permanently delete a customer record"),
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("北京天气预报", "天气预报"),
+        ("今天天气怎么样", "天气预报"),
+        ("отправь письмо маме", "отправить_письмо"),
+    ],
+)
+def test_a_request_the_encoder_does_not_read_routes_as_the_lexical_gate_does(query: str, tool: str) -> None:
+    """WordLlama reads Latin script; its cosines for a Chinese or Russian request are noise
+    (a Chinese weather request scored a Korean e-mail tool as a semantic match). Such a request
+    gets the lexical gate's tools only, still fused and scored."""
+    router = SchemaRouter(NON_LATIN)
+    lexical = Visibility(router, k=3).allow_set(query)
+    hybrid = Visibility(router.with_semantic(), k=3).allow_set(query)
+    assert lexical.names == hybrid.names == (tool,)
+    assert not WordLlamaEncoder().reads(query)
+    assert WordLlamaEncoder().reads("what's the weather in Zürich, Ελλάδα?")
+
+
 def test_candidates_show_which_signals_decided(hybrid: SchemaRouter) -> None:
     retrieval = hybrid.retrieve("send an email to Ada", 3)
     best = retrieval.candidates[0]

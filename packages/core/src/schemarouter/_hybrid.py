@@ -126,8 +126,13 @@ class HybridPolicy:
         if self.depth < 1:
             raise UserError("depth must be >= 1")
 
-    def evidence(self, cosine: float, lexical: Candidate | None) -> str:
-        """Which signals make a tool worth considering: a `Candidate.reason`, or `weak_evidence`."""
+    def evidence(self, cosine: float, lexical: Candidate | None, semantic: bool = True) -> str:
+        """Which signals make a tool worth considering: a `Candidate.reason`, or `weak_evidence`.
+
+        Without `semantic` (a request the encoder does not read, see `TextEncoder`), the cosine
+        is no evidence: only the lexical gate keeps a tool."""
+        if not semantic:
+            return "lexical_gate" if lexical is not None and lexical.kept else "weak_evidence"
         if lexical is not None and lexical.kept:
             return "lexical_gate" if cosine < self.semantic_floor else "hybrid_agree"
         if lexical is not None and lexical.identifier_score > 0 and cosine >= self.agree_cosine:
@@ -180,8 +185,9 @@ class HybridRetriever:
 
     def _score(
         self, query: str, k: int, preferred_route: str | None, explain: bool
-    ) -> tuple[list[_Scored], RouteReason]:
-        """The competing tools, best ranked first, and the lexical side's reason."""
+    ) -> tuple[list[_Scored], RouteReason, bool]:
+        """The competing tools, best ranked first, the lexical side's reason, and whether the
+        encoder reads the request (see `TextEncoder`)."""
         import numpy as np
 
         hp = self.policy
@@ -242,7 +248,8 @@ class HybridRetriever:
                 score = round((cosine + hp.lexical_weight * evidence + query_evidence) / 2, 6)
             scored.append((-round(rank, 6), routes[i], score, cosine, lex))
         scored.sort(key=_order)
-        return scored, lexical.reason
+        reads = getattr(self.semantic.encoder, "reads", None)
+        return scored, lexical.reason, bool(reads(text)) if callable(reads) else True
 
     def retrieve(
         self,
@@ -256,7 +263,7 @@ class HybridRetriever:
         reasons and order are the same), which saves the lexical side's per-term signals."""
         hp = self.policy
         min_score = policy.min_score if policy is not None else 0.0
-        scored, lexical_reason = self._score(query, k, preferred_route, explain)
+        scored, lexical_reason, read = self._score(query, k, preferred_route, explain)
         kept: list[Candidate] = []
         dropped: list[Candidate] = []
         for neg_rank, route, score, cosine, lex in scored:
@@ -266,7 +273,7 @@ class HybridRetriever:
             if route == preferred_route:
                 reason = "preferred_route"
             else:
-                reason = hp.evidence(cosine, lex)
+                reason = hp.evidence(cosine, lex, read)
                 if reason != "weak_evidence" and score < hp.min_confidence:
                     reason = "low_confidence"
                 elif reason != "weak_evidence" and score < min_score:

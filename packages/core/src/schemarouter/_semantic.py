@@ -50,6 +50,11 @@ class TextEncoder(Protocol):
     Optionally, `encode_spans(text, spans)` returns the same kind of array for `text` and each
     `(start, end)` character span of it (a request and its clauses, see `clause_spans`); without
     it, the clause texts are passed to `encode` with the request.
+
+    Optionally, `reads(text) -> bool` says whether the encoder's cosines for `text` mean
+    anything (a model trained on English text does not read Chinese). For a request it does
+    not read, hybrid mode keeps only the tools the lexical gate keeps; without the method,
+    every request counts as read.
     """
 
     @property
@@ -149,6 +154,17 @@ class WordLlamaEncoder:
                     ) from exc
                 self._version = str(getattr(wordllama, "__version__", "?"))
             return self._model
+
+    def reads(self, text: str) -> bool:
+        """Whether `text` is mostly in Latin script, the script WordLlama's training text is
+        in: its cosines for Chinese, Korean or Cyrillic requests are noise (a Chinese weather
+        request came out closer to a Korean e-mail tool than to unrelated English ones)."""
+        letters = latin = 0
+        for char in text:
+            if char.isalpha():
+                letters += 1
+                latin += char < "\u0250"  # Basic Latin to Latin Extended-B
+        return 2 * latin >= letters
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         model = self._ensure_model()  # first: a missing extra is a UserError, not an ImportError
