@@ -160,3 +160,57 @@ async def test_hidden_calls_never_run_whatever_the_middleware_order(
         refused = next(m for m in out.value["messages"] if isinstance(m, ToolMessage))
         assert refusal_of(refused) is not None
     assert read_call_log(call_log) == []
+
+
+EMAIL = "send an email to ada@example.org with the subject hello"
+SEND = {"to": "ada@example.org", "subject": "hello", "body": "hi"}
+
+
+async def test_a_reviewer_edit_cannot_run_a_hidden_tool(
+    stdio_source: McpSource, call_log: Path, fixture_router: SchemaRouter
+) -> None:
+    """A bug: batched HITL keeps the model's (visible) call in the message and applies a reviewer's
+    `edit` inside its own `wrap_tool_call`, after the router's check; an edit naming a hidden tool
+    ran it. The tool the tool node starts is now checked too. Edits to visible tools still run."""
+    visibility = Visibility(fixture_router, k=3)
+    routed = visibility.allow_set(EMAIL).names
+    assert "send_email" in routed, "precondition"
+    assert "update_customer_email" in routed, "precondition"
+    assert "delete_customer" not in routed, "precondition"
+
+    def respond(messages: Sequence[BaseMessage], tools: Sequence[Mapping[str, Any]]) -> AIMessage:
+        return call_then_answer("send_email", SEND)(messages, tools)
+
+    edits: list[tuple[str, dict[str, Any]]] = [
+        ("delete_customer", {"customer_id": "c-100"}),  # hidden: refused
+        ("update_customer_email", {"customer_id": "c-1", "email": "x@example.org"}),  # visible: runs
+        ("send_email", {**SEND, "body": "edited"}),  # the same tool, new arguments: runs
+    ]
+    async with McpToolkit(stdio_source) as toolkit:
+        agent = create_agent(
+            ScriptedChatModel(respond=respond),
+            tools=list(toolkit.tools),
+            middleware=[LangChainRouter(visibility), HumanInTheLoopMiddleware({"send_email": True})],
+            checkpointer=InMemorySaver(),
+        )
+        results: list[ToolMessage] = []
+        for i, (name, arguments) in enumerate(edits):
+            config: RunnableConfig = {"configurable": {"thread_id": f"edit-{i}"}}
+            context = {"query": EMAIL}
+            out = await agent.ainvoke(
+                {"messages": [HumanMessage(EMAIL)]}, config, context=context, version="v2"
+            )
+            assert len(out.interrupts) == 1
+            edit = {"type": "edit", "edited_action": {"name": name, "args": arguments}}
+            out = await agent.ainvoke(
+                Command(resume={"decisions": [edit]}), config, context=context, version="v2"
+            )
+            results.append(next(m for m in out.value["messages"] if isinstance(m, ToolMessage)))
+    refused, *ran = results
+    assert refusal_of(refused) is not None
+    assert refusal_of(refused)["tool"] == "delete_customer"  # pyright: ignore[reportOptionalSubscript]
+    assert [refusal_of(m) for m in ran] == [None, None]
+    assert read_call_log(call_log) == [
+        {"tool": "update_customer_email", "arguments": edits[1][1]},
+        {"tool": "send_email", "arguments": edits[2][1]},
+    ]

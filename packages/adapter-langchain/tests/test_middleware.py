@@ -189,13 +189,20 @@ def test_missing_request_fails_closed(
     assert any("MissingRequestError" in r.getMessage() for r in caplog.records)
 
 
-def test_falls_back_to_the_last_human_message(
-    local_tools: list[BaseTool], local_visibility: Visibility
+def test_falls_back_to_the_last_human_message_when_asked_and_says_so_once(
+    local_tools: list[BaseTool], local_visibility: Visibility, caplog: pytest.LogCaptureFixture
 ) -> None:
-    script = Recorder()
-    agent = agent_for(local_tools, [LangChainRouter(local_visibility)], script)
-    agent.invoke({"messages": [HumanMessage(MONEY)]})
-    assert script.first == local_visibility.allow_set(MONEY).names
+    router = LangChainRouter(local_visibility, fallback_to_messages=True)
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        for _ in range(2):
+            script = Recorder()
+            agent_for(local_tools, [router], script).invoke({"messages": [HumanMessage(MONEY)]})
+            assert script.first == local_visibility.allow_set(MONEY).names
+    fallbacks = [
+        r.getMessage() for r in caplog.records if "routing on the last human message" in r.getMessage()
+    ]
+    assert len(fallbacks) == 1, fallbacks
+    assert "no principal" in fallbacks[0]
 
 
 def test_context_wins_over_the_message(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
@@ -320,7 +327,7 @@ def test_tool_choice_naming_a_hidden_tool_is_dropped(
 def test_resume_needs_the_context_again(
     pass_context_again: bool, local_tools: list[BaseTool], local_visibility: Visibility, bodies: Any
 ) -> None:
-    """LangGraph does not checkpoint `runtime.context`: without it, a resume routes from the message."""
+    """LangGraph does not checkpoint `runtime.context`: a resume without it fails closed."""
     assert "get_weather_forecast" in local_visibility.allow_set(WEATHER)
     assert "get_weather_forecast" not in local_visibility.allow_set(MONEY)
     agent = create_agent(
@@ -347,7 +354,10 @@ def test_resume_needs_the_context_again(
         assert refusal_of(result) is None
     else:
         assert bodies.ran == []
-        assert refusal_of(result) == {"tool": "get_weather_forecast", "reason": "hidden", "detail": ""}
+        refusal = refusal_of(result)
+        assert refusal is not None
+        assert refusal["reason"] == "routing_failed"
+        assert "MissingRequestError" in refusal["detail"]
 
 
 class Changing:
@@ -409,7 +419,9 @@ def test_a_tool_missing_from_the_catalog_is_named_once(
             router = LangChainRouter(local_visibility)
             for query in (WEATHER, MONEY):
                 script = Recorder()
-                agent_for(tools, [router], script).invoke({"messages": [HumanMessage(query)]})
+                agent_for(tools, [router], script).invoke(
+                    {"messages": [HumanMessage(query)]}, context={"query": query}
+                )
                 assert "audit_log" not in script.first
         else:
             bound = routed_model(ScriptedChatModel(respond=Recorder()), tools, local_visibility)

@@ -18,10 +18,10 @@ from typing import Any
 from langchain_core.tools import StructuredTool, ToolException
 from mcp import Client
 
-from schemarouter import Catalog, CatalogLimits, McpSource, ToolSpec
+from schemarouter import Catalog, CatalogLimits, McpSource, ToolSpec, make_route
 from schemarouter.errors import SourceError, ToolTransportError, UserError
 
-from ._checks import FINGERPRINT_METADATA_KEY
+from ._checks import FINGERPRINT_METADATA_KEY, ROUTE_METADATA_KEY
 from ._mirror import ANNOTATIONS_METADATA_KEY
 
 __all__ = ["McpToolkit"]
@@ -50,9 +50,11 @@ class McpToolkit:
     The connection is owned by a background task, so the toolkit may be opened and closed
     from different tasks of one event loop. Tools are async-only (`ainvoke`, `astream`).
 
-    Each tool records its contract's fingerprint in `metadata["schemarouter_fingerprint"]`:
-    `LangChainRouter` and `routed_model` hide it when the router's catalog holds another
-    contract for it (the server changed between loading the catalog and opening the toolkit).
+    Each tool records its route in `metadata["schemarouter_route"]` (`LangChainRouter` and
+    `routed_model` match it by route, so a same-named tool of another server never stands in
+    for it) and its contract's fingerprint in `metadata["schemarouter_fingerprint"]`: they
+    hide it when the router's catalog holds another contract for it (the server changed
+    between loading the catalog and opening the toolkit).
     """
 
     def __init__(self, source: McpSource, *, limits: CatalogLimits | None = None) -> None:
@@ -147,7 +149,7 @@ class McpToolkit:
             return await self.call(name, arguments)
 
         metadata: dict[str, Any] = {
-            "schemarouter_route": f"{self.source.name}:{name}",
+            ROUTE_METADATA_KEY: make_route(self.source.name, name),  # matched by route, not by name
             FINGERPRINT_METADATA_KEY: fingerprint,  # routers hide the tool if the catalog's contract differs
         }
         if spec.annotations:

@@ -13,6 +13,8 @@ from langgraph.types import Command
 
 from schemarouter import AllowSetProvider
 
+from ._checks import route_of
+from ._guard import ExecutionGuard, aguarded, guarded
 from ._refusal import refusal_message
 from ._request import RequestFrom, messages_of
 from ._routing import OnFailure, TurnRouter, TurnRouting
@@ -42,18 +44,28 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
     `wrap_model_call` narrows `request.tools` to the allow-set (routed tools best first,
     then `always_visible` ones; provider-native dict tools are kept as they are).
     `wrap_tool_call` returns an error `ToolMessage` for a call to a tool that is not
-    visible: LangChain's tool node would otherwise execute any registered tool the model
-    names, so narrowing alone is not enough. It asks the provider again for every call
-    (never a cached answer), so a call approved through `HumanInTheLoopMiddleware` is
-    refused on resume when routing hides the tool by then. Sync and async paths behave
-    the same.
+    visible, or not registered with the agent: LangChain's tool node would otherwise
+    execute any registered tool the model names, so narrowing alone is not enough. It asks
+    the provider again for every call (never a cached answer), so a call approved through
+    `HumanInTheLoopMiddleware` is refused on resume when routing hides the tool by then.
+    The tool the tool node actually starts is checked again (`on_tool_start`), so a later
+    middleware that changes the call (a reviewer's `edit`) cannot run a hidden tool. Sync
+    and async paths behave the same.
+
+    Tools are matched by route when their metadata records one (`McpToolkit` tools do), so
+    a rule about one server's tool never shows another server's tool of the same name;
+    tools with no route are matched by name. `always_visible` names are shown for every
+    request unless the provider's `blocked` rules (as `Visibility` exposes them) match the
+    tool, and not at all when routing fails.
 
     The request comes from `runtime.context` through `request_from` (default: the
-    context's `query` and `principal`, from a mapping or attributes), else from the last
-    human message. Pass the same `context` again when resuming an interrupted run.
+    context's `query` and `principal`, from a mapping or attributes). Pass the same
+    `context` again when resuming an interrupted run. Without one the run fails closed;
+    `fallback_to_messages=True` routes on the last human message instead (no principal;
+    logged at WARNING once per router).
 
-    On a routing failure (the provider raised, or there is no request) every routed tool
-    is hidden and calls to them are refused; the failure is logged at WARNING on the
+    On a routing failure (the provider raised, or there is no request) every tool is
+    hidden and every call is refused; the failure is logged at WARNING on the
     `schemarouter.langchain` logger, or raised with `on_failure="raise"`. An `McpToolkit`
     tool whose contract differs from the one in the router's catalog is hidden and refused
     too, and a tool missing from the catalog is named; both WARNING once per catalog version.
@@ -68,7 +80,7 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         visibility: AllowSetProvider,
         *,
         request_from: RequestFrom | None = None,
-        fallback_to_messages: bool = True,
+        fallback_to_messages: bool = False,
         always_visible: Collection[str] = (),
         on_failure: OnFailure = "hide",
     ) -> None:
@@ -100,9 +112,8 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
     def _visible(
         self, tools: Sequence[BaseTool | dict[str, Any]], routing: TurnRouting
     ) -> list[BaseTool | dict[str, Any]]:
-        rank = {name: i for i, name in enumerate(routing.order)}
         visible = [t for t in tools if isinstance(t, BaseTool) and self.router.shows(t, routing)]
-        visible.sort(key=lambda t: rank[t.name])
+        visible.sort(key=lambda t: routing.rank(t.name, route_of(t.metadata)))
         kept: list[BaseTool | dict[str, Any]] = [*visible]
         kept += [t for t in tools if isinstance(t, dict)]
         return kept
@@ -129,34 +140,48 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
 
     # -- tool calls: refuse what is not visible ---------------------------------------------
 
-    def _refusal(self, request: ToolCallRequest) -> ToolMessage | None:
+    def _call_routing(self, request: ToolCallRequest) -> TurnRouting:
         # Asked afresh: the call may come from a run resumed after an approval, with the same
         # context object, and routing may have changed while the run waited.
         context = getattr(request.runtime, "context", None)
-        routing = self.router.route(context, messages_of(request.state), fresh=True)
-        name = request.tool_call["name"]
-        if routing.allows(name):
-            if request.tool is None or self.router.shows(request.tool, routing):
-                return None
-            return refusal_message(
-                request.tool_call, "hidden", "its contract changed since the catalog was built"
-            )
+        return self.router.route(context, messages_of(request.state), fresh=True)
+
+    def _refusal(self, request: ToolCallRequest, routing: TurnRouting) -> ToolMessage | None:
+        call, tool = request.tool_call, request.tool
         if routing.failure is not None:
-            return refusal_message(request.tool_call, "routing_failed", routing.failure)
-        return refusal_message(request.tool_call, "hidden")
+            return refusal_message(call, "routing_failed", routing.failure)
+        if tool is None:
+            # LangChain's own error for an unknown tool lists every registered tool, hidden ones too.
+            return refusal_message(call, "hidden", "no tool of this name is registered with the agent")
+        if self.router.shows(tool, routing):
+            return None
+        if routing.allows(tool.name, route_of(tool.metadata)):
+            return refusal_message(call, "hidden", "its contract changed since the catalog was built")
+        return refusal_message(call, "hidden")
+
+    def _guard(self, request: ToolCallRequest, routing: TurnRouting) -> ExecutionGuard:
+        return ExecutionGuard(
+            request.tool_call, lambda name, metadata: self.router.shows_named(name, metadata, routing)
+        )
 
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolResult],
     ) -> ToolResult:
-        refused = self._refusal(request)
-        return refused if refused is not None else handler(request)
+        routing = self._call_routing(request)
+        refused = self._refusal(request, routing)
+        if refused is not None:
+            return refused
+        return guarded(self._guard(request, routing), lambda: handler(request))
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
     ) -> ToolResult:
-        refused = self._refusal(request)
-        return refused if refused is not None else await handler(request)
+        routing = self._call_routing(request)
+        refused = self._refusal(request, routing)
+        if refused is not None:
+            return refused
+        return await aguarded(self._guard(request, routing), lambda: handler(request))

@@ -1,4 +1,4 @@
-"""Where a run's routing request comes from: `runtime.context`, then the last human message."""
+"""Where a run's routing request comes from: `runtime.context` (or, when asked, the last human message)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ def default_request_from(context: Any) -> RouteRequest | None:
     Accepted, in this order: a `RouteRequest`; a plain string (the query); a mapping with
     a `"query"` key (and optionally `"principal"`); any object with a `query` attribute
     (and optionally `principal`). Anything else, including no context, means "no request
-    in the context" (the router then falls back to the last human message).
+    in the context": the router then fails closed, unless `fallback_to_messages=True` has it
+    route on the last human message.
     """
     return request_in(context)
 

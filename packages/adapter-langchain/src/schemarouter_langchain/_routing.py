@@ -5,16 +5,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.tools import BaseTool
 
-from schemarouter import AllowSet, AllowSetProvider, request_via
+from schemarouter import AllowSet, AllowSetProvider, Catalog, request_via
 from schemarouter.errors import RoutingError, UserError
 
-from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of
+from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of, route_of
 from ._request import RequestFrom, RouteRequest, default_request_from, last_human_text
 from .errors import MissingRequestError
 
@@ -28,16 +28,62 @@ OnFailure = Literal["hide", "raise"]
 
 @dataclass(frozen=True, slots=True)
 class TurnRouting:
-    """What is visible this turn. On failure no routed tool is visible and `failure` says why."""
+    """What is visible this turn. On failure nothing is visible and `failure` says why.
+
+    A tool whose route is known (an `McpToolkit` tool records it in `metadata["schemarouter_route"]`)
+    is visible when the allow-set holds that route: a same-named tool of another source in the
+    allow-set does not make it visible. A tool with no known route is matched by name.
+    """
 
     visible: frozenset[str]
+    """Names that may be visible: the allow-set's, then always-visible ones not blocked by name."""
     order: tuple[str, ...]
     """Visible names in allow-set order (best first, then always-visible ones)."""
     allow_set: AllowSet | None
     failure: str | None = None
+    always: frozenset[str] = frozenset()
+    """This router's `always_visible` names (shown unless a `blocked` rule matches the tool)."""
+    blocked: frozenset[str] = frozenset()
+    """The provider's `blocked` rules (names and routes), as far as it exposes them."""
+    blocked_names: frozenset[str] = frozenset()
+    """Names of catalog tools whose route is blocked: a tool with no known route and such a
+    name counts as blocked."""
 
-    def allows(self, name: str) -> bool:
-        return name in self.visible
+    def routed(self, name: str, route: str | None = None) -> bool:
+        """Did the allow-set route this tool (by `route` when known, else by `name`)?"""
+        allow_set = self.allow_set
+        if allow_set is None:
+            return False
+        return route in allow_set.routes if route is not None else name in allow_set.names
+
+    def is_blocked(self, name: str, route: str | None = None) -> bool:
+        """Does a `blocked` rule of the provider match this tool?"""
+        if name in self.blocked:
+            return True
+        return route in self.blocked if route is not None else name in self.blocked_names
+
+    def allows(self, name: str, route: str | None = None) -> bool:
+        """Is a tool called `name` (served as `route`, when known) visible this turn?
+
+        Routed tools are visible; this router's `always_visible` ones too, unless blocked
+        (blocked wins, as in `Visibility`). On a routing failure nothing is visible.
+        """
+        if self.allow_set is None:
+            return False
+        if self.routed(name, route):
+            return True
+        return name in self.always and not self.is_blocked(name, route)
+
+    def rank(self, name: str, route: str | None = None) -> int:
+        """Position of a visible tool: allow-set order (by route when known), then always-visible order."""
+        allow_set = self.allow_set
+        if allow_set is not None:
+            if route is not None and route in allow_set.routes:
+                return allow_set.routes.index(route)
+            if route is None and name in allow_set.names:
+                return allow_set.names.index(name)
+        shift = len(allow_set.names) if allow_set is not None else 0
+        return shift + (self.order.index(name) if name in self.order else len(self.order))
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +103,14 @@ class TurnRouter:
     drops it): a run resumed after an approval passes the same context object again, and
     must not run a call under the allow-set it was paused with.
 
-    `shows(tool, routing)` is the per-tool answer: a routed name, and for an `McpToolkit` tool
-    the contract the catalog routed. A tool missing from the catalog, or whose contract
-    changed, is hidden with a WARNING once per catalog version and tool.
+    `shows(tool, routing)` is the per-tool answer: a routed route (or name, for a tool with no
+    known route), and for an `McpToolkit` tool the contract the catalog routed. A tool missing
+    from the catalog, or whose contract changed, is hidden with a WARNING once per catalog
+    version and tool.
+
+    With no request in the context the run fails closed (`MissingRequestError`), unless
+    `fallback_to_messages` routes on the last human message instead: that request carries no
+    principal, so it is logged at WARNING (once per router) when `warn_on_fallback` is set.
     """
 
     def __init__(
@@ -67,7 +118,9 @@ class TurnRouter:
         provider: AllowSetProvider,
         *,
         request_from: RequestFrom | None = None,
-        fallback_to_messages: bool = True,
+        fallback_to_messages: bool = False,
+        warn_on_fallback: bool = True,
+        context_name: str = "runtime.context",
         always_visible: Collection[str] = (),
         on_failure: OnFailure = "hide",
         cache_size: int = 256,
@@ -85,12 +138,15 @@ class TurnRouter:
         self.provider = provider
         self.request_from: RequestFrom = request_from or default_request_from
         self.fallback_to_messages = fallback_to_messages
+        self.warn_on_fallback = warn_on_fallback
+        self.context_name = context_name
         self.always_visible = frozenset(always_visible)
         self.on_failure: OnFailure = on_failure
         self._cache: OrderedDict[tuple[int, str, Hashable, str], _Entry] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._checks = CatalogChecks(logger)
+        self._blocked_names: tuple[str, frozenset[str], frozenset[str]] = ("", frozenset(), frozenset())
 
     def _from_context(self, context: Any) -> RouteRequest | None:
         """The request `request_from` finds in the context; raises `RoutingError` saying what failed."""
@@ -102,11 +158,22 @@ class TurnRouter:
         request = self._from_context(context)
         if request is None and self.fallback_to_messages:
             text = last_human_text(messages)
-            if text is not None:
+            if text is not None and text.strip():
                 request = RouteRequest(text)
+                if self.warn_on_fallback:
+                    self._checks.warn_once(
+                        ("fallback",),
+                        "no request in %s: routing on the last human message, with no principal "
+                        "(fallback_to_messages=True; logged once per router). Pass the request in "
+                        "the context on every invoke and every resume.",
+                        self.context_name,
+                    )
         if request is None or not request.query.strip():
+            fallback = " and no human message text" if self.fallback_to_messages else ""
             raise MissingRequestError(
-                "the run carries no request: no query in runtime.context and no human message"
+                f"the run carries no request: no query in {self.context_name}{fallback}, so every "
+                f"tool is hidden. Pass the request in {self.context_name} on every call, resumes "
+                "included (LangGraph does not checkpoint runtime.context)"
             )
         return request
 
@@ -135,35 +202,62 @@ class TurnRouter:
                     self._cache.popitem(last=False)
         return allow_set
 
-    def route(self, context: Any, messages: Sequence[Any], *, fresh: bool = False) -> TurnRouting:
-        """The visible tool names for this turn. Never raises unless `on_failure="raise"`.
+    def _blocked(self, catalog: Catalog | None) -> tuple[frozenset[str], frozenset[str]]:
+        """The provider's `blocked` rules (when it exposes them, as `Visibility` does) and the
+        names of catalog tools whose route they block. Resolved once per catalog version."""
+        rules: Any = getattr(self.provider, "blocked", None)
+        if not self.always_visible or not isinstance(rules, Collection) or isinstance(rules, str):
+            return frozenset(), frozenset()
+        blocked = frozenset(r for r in cast("Collection[object]", rules) if isinstance(r, str))
+        if catalog is None:
+            return blocked, frozenset()
+        version, cached_rules, names = self._blocked_names
+        if version != catalog.version or cached_rules != blocked:
+            names = frozenset(cap.name for cap in catalog if cap.route in blocked)
+            self._blocked_names = (catalog.version, blocked, names)
+        return blocked, names
 
-        `fresh=True` asks the provider even when this context's answer is cached.
+    def route(self, context: Any, messages: Sequence[Any], *, fresh: bool = False) -> TurnRouting:
+        """The visible tools for this turn. Never raises unless `on_failure="raise"`.
+
+        `fresh=True` asks the provider even when this context's answer is cached. On a failure
+        nothing is visible, this router's `always_visible` tools included.
         """
         try:
             request = self.request(context, messages)
             allow_set = self._cached(context, request, fresh=fresh)
         except Exception as exc:
             failure = f"{type(exc).__name__}: {exc}"
-            logger.warning("routing failed; every routed tool is hidden for this turn (%s)", failure)
+            logger.warning("routing failed; every tool is hidden for this turn (%s)", failure)
             if self.on_failure == "raise":
                 if isinstance(exc, RoutingError):
                     raise
                 raise RoutingError(f"routing failed for this request: {failure}") from exc
-            order = tuple(sorted(self.always_visible))
-            return TurnRouting(frozenset(order), order, None, failure)
-        order = tuple(dict.fromkeys([*allow_set.names, *sorted(self.always_visible)]))
-        return TurnRouting(frozenset(order), order, allow_set)
+            return TurnRouting(frozenset(), (), None, failure)
+        blocked, blocked_names = self._blocked(catalog_of(self.provider))
+        always = sorted(self.always_visible - blocked)
+        order = tuple(dict.fromkeys([*allow_set.names, *always]))
+        return TurnRouting(
+            frozenset(order), order, allow_set, None, self.always_visible, blocked, blocked_names
+        )
 
     def shows(self, tool: BaseTool, routing: TurnRouting) -> bool:
-        """Is `tool` visible this turn? Its name must be visible, and a tool converted by
-        `McpToolkit` must still be the contract the allow-set routed."""
+        """Is `tool` visible this turn?"""
+        return self.shows_named(tool.name, tool.metadata, routing)
+
+    def shows_named(self, name: str, metadata: Mapping[str, Any] | None, routing: TurnRouting) -> bool:
+        """Is the tool `name` with `metadata` visible this turn? Its route (when its metadata
+        records one), else its name, must be visible, and a tool converted by `McpToolkit` must
+        still be the contract the allow-set routed."""
+        route = route_of(metadata)
         allow_set = routing.allow_set
-        if not routing.allows(tool.name):
+        if not routing.allows(name, route):
             if allow_set is not None:
-                self._checks.warn_if_unlisted(catalog_of(self.provider), tool.name)
+                self._checks.warn_if_unlisted(catalog_of(self.provider), name, route)
             return False
-        fingerprint = (tool.metadata or {}).get(FINGERPRINT_METADATA_KEY)
-        if allow_set is None or tool.name not in allow_set.names or not isinstance(fingerprint, str):
+        fingerprint = (metadata or {}).get(FINGERPRINT_METADATA_KEY)
+        if allow_set is None or not routing.routed(name, route) or not isinstance(fingerprint, str):
             return True  # visible by this router's always_visible, or not an McpToolkit tool
-        return self._checks.mcp_contract_matches(catalog_of(self.provider), allow_set, tool.name, fingerprint)
+        return self._checks.mcp_contract_matches(
+            catalog_of(self.provider), allow_set, name, fingerprint, route
+        )

@@ -13,6 +13,7 @@ from langchain_core.tools import BaseTool
 
 from schemarouter import AllowSetProvider
 
+from ._checks import route_of
 from ._request import RequestFrom
 from ._routing import OnFailure, TurnRouter, TurnRouting
 
@@ -27,14 +28,11 @@ def _messages(value: LanguageModelInput) -> list[BaseMessage]:
     return ChatPromptValue(messages=list(value)).to_messages()  # pyright: ignore[reportArgumentType]
 
 
-def _enforce(message: AIMessage, routing: TurnRouting, stale: Collection[str]) -> AIMessage:
-    """Move calls to tools that were not offered into `invalid_tool_calls`, so nobody runs them.
-
-    `stale` names tools whose name is routed but whose contract changed: they were not offered.
-    """
+def _enforce(message: AIMessage, offered: Collection[str]) -> AIMessage:
+    """Move calls to tools that were not offered into `invalid_tool_calls`, so nobody runs them."""
 
     def allows(name: str) -> bool:
-        return routing.allows(name) and name not in stale
+        return name in offered
 
     hidden = [c for c in message.tool_calls if not allows(c["name"])]
     if not hidden:
@@ -70,14 +68,22 @@ def routed_model(
     The request is read by `request_from` from `config["configurable"]` (default: its
     `query` and `principal` keys), else from the last human message of the input. Tool
     calls the model makes to a tool it was not offered are moved to `invalid_tool_calls`,
-    so code that executes `tool_calls` never runs them. On a routing failure no routed
+    so code that executes `tool_calls` never runs them. Tools are matched as in
+    `LangChainRouter` (by route when their metadata records one). On a routing failure no
     tool is bound (logged at WARNING on `schemarouter.langchain`, or raised with
     `on_failure="raise"`).
+
+    The input is the conversation, so the last human message is the request by default
+    (`fallback_to_messages=True`, without a WARNING); such a request has no principal, so with
+    a provider that varies tools by principal, pass the principal in `config["configurable"]`
+    on every call, or `fallback_to_messages=False` to hide every tool when it is missing.
     """
     router = TurnRouter(
         visibility,
         request_from=request_from,
         fallback_to_messages=fallback_to_messages,
+        warn_on_fallback=False,
+        context_name='config["configurable"]',
         always_visible=always_visible,
         on_failure=on_failure,
     )
@@ -85,22 +91,20 @@ def routed_model(
 
     def prepare(
         value: LanguageModelInput, config: RunnableConfig
-    ) -> tuple[Runnable[Any, Any], list[BaseMessage], TurnRouting, frozenset[str]]:
+    ) -> tuple[Runnable[Any, Any], list[BaseMessage], frozenset[str]]:
         messages = _messages(value)
-        routing = router.route(config.get("configurable"), messages)
-        rank = {name: i for i, name in enumerate(routing.order)}
+        routing: TurnRouting = router.route(config.get("configurable"), messages)
         shown = [t for t in tool_list if router.shows(t, routing)]
-        stale = frozenset(t.name for t in tool_list if routing.allows(t.name)) - {t.name for t in shown}
-        visible = sorted(shown, key=lambda t: rank[t.name])
+        visible = sorted(shown, key=lambda t: routing.rank(t.name, route_of(t.metadata)))
         bound: Runnable[Any, Any] = model.bind_tools(visible) if visible else model
-        return bound, messages, routing, stale
+        return bound, messages, frozenset(t.name for t in visible)
 
     def invoke(value: LanguageModelInput, config: RunnableConfig) -> AIMessage:
-        bound, messages, routing, stale = prepare(value, config)
-        return _enforce(bound.invoke(messages, config), routing, stale)
+        bound, messages, offered = prepare(value, config)
+        return _enforce(bound.invoke(messages, config), offered)
 
     async def ainvoke(value: LanguageModelInput, config: RunnableConfig) -> AIMessage:
-        bound, messages, routing, stale = prepare(value, config)
-        return _enforce(await bound.ainvoke(messages, config), routing, stale)
+        bound, messages, offered = prepare(value, config)
+        return _enforce(await bound.ainvoke(messages, config), offered)
 
     return RunnableLambda(invoke, afunc=ainvoke, name="routed_model")

@@ -11,8 +11,8 @@ Every class derives from the core hierarchy (`schemarouter.errors`), so one
             └── MissingRequestError     the run carries no request to route (fails closed)
 
 Routing failures are raised only when the router is built with `on_failure="raise"`;
-by default they are logged on the `schemarouter.langchain` logger and every routed
-tool is hidden for the turn.
+by default they are logged on the `schemarouter.langchain` logger and every tool is
+hidden for the turn.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ __all__ = ["MissingRequestError", "ToolConversionError"]
 
 
 class MissingRequestError(RoutingError):
-    """Neither `runtime.context` nor the conversation holds a request to route."""
+    """The run context holds no request to route (nor the conversation, when the router may
+    fall back to it)."""
 
 
 class ToolConversionError(UserError):
