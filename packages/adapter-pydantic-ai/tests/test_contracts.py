@@ -19,12 +19,18 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 
-from schemarouter import McpSource, SchemaRouter, Visibility
+from schemarouter import Catalog, CatalogLimits, McpSource, SchemaRouter, Visibility
 from schemarouter_conformance import read_call_log
 from schemarouter_conformance.drifting_server import DRAIN_ARGUMENTS as DRAIN
 from schemarouter_conformance.drifting_server import DRIFT_QUERY as QUERY
 from schemarouter_conformance.drifting_server import drifting_command
-from schemarouter_pydantic_ai import LOGGER_NAME, HiddenToolCallError, PydanticAIRouter, RoutingRequest
+from schemarouter_pydantic_ai import (
+    LOGGER_NAME,
+    HiddenToolCallError,
+    PydanticAIRouter,
+    RoutingRequest,
+    catalog_from_mcp_toolset,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -91,3 +97,38 @@ async def test_a_changed_mcp_contract_is_hidden_and_warned_once(
         assert "'transfer_balance'" in warnings[0]
         assert "changed since the catalog was built" in warnings[0]
         assert "Reload the catalog" in warnings[0]
+
+
+@pytest.mark.parametrize("why", ["skipped", "other-listing"])
+async def test_an_mcp_tool_missing_from_the_catalog_is_named_with_the_fix_for_mcp(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, why: str
+) -> None:
+    """The server lists `transfer_balance`; the catalog skipped it (over its tool limit), or was
+    built from a listing without it. Either way the warning says so, not "mirror it"."""
+    mcp = MCPToolset(StdioTransport(*drifting_command("v1", tmp_path / "calls.jsonl")), init_timeout=60)
+    offered: list[set[str]] = []
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        async with mcp:
+            if why == "skipped":
+                catalog = await catalog_from_mcp_toolset("bank", mcp, CatalogLimits(max_tools=1))
+                assert [s.name for s in catalog.skipped] == ["transfer_balance"], "precondition"
+            else:
+                full = await catalog_from_mcp_toolset("bank", mcp)
+                catalog = Catalog([cap for cap in full if cap.name != "transfer_balance"])
+            router = PydanticAIRouter(Visibility(SchemaRouter(catalog), k=3))
+            agent = Agent(None, toolsets=[router.toolset(mcp, source="bank")])
+            await agent.run("x", deps=RoutingRequest(QUERY), model=_model(offered))
+    assert offered[0] == {"get_account_balance"}
+    unlisted = [r.getMessage() for r in caplog.records if "not in the router's catalog" in r.getMessage()]
+    assert len(unlisted) == 1, unlisted
+    assert "'transfer_balance'" in unlisted[0]
+    assert "bank:transfer_balance" in unlisted[0]
+    assert "Mirror it" not in unlisted[0]
+    assert "catalog_from_function_toolset" not in unlisted[0]
+    if why == "skipped":
+        assert "see catalog.skipped" in unlisted[0]
+        assert "tool_limit" in unlisted[0]
+    else:
+        assert "MCP tool 'transfer_balance'" in unlisted[0]
+        assert "built from another listing" in unlisted[0]
+        assert "Rebuild the catalog" in unlisted[0]

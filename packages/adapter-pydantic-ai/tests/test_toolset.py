@@ -413,6 +413,7 @@ async def test_a_routed_tool_missing_from_the_catalog_is_named_once(
     assert len(unlisted) == 1, unlisted
     assert "'audit_log'" in unlisted[0]
     assert "local:audit_log" in unlisted[0]
+    assert "Mirror it into the catalog" in unlisted[0], "a function tool's fix is a mirror"
 
 
 async def test_catalogued_tools_log_no_catalog_warning(
@@ -449,3 +450,45 @@ async def test_unusable_deps_fail_as_a_routing_error_that_does_not_blame_request
 def test_cache_size_must_be_a_non_negative_int(visibility: Visibility, cache_size: Any) -> None:
     with pytest.raises(AdapterSetupError, match="cache_size"):
         PydanticAIRouter(visibility, cache_size=cache_size)
+
+
+@pytest.mark.parametrize(
+    "deps",
+    [RoutingRequest(""), RoutingRequest("  \n\t", principal="p"), "   ", {"query": " "}],
+    ids=["empty", "whitespace-request", "whitespace-str", "blank-mapping"],
+)
+async def test_a_blank_query_is_a_missing_request(
+    visibility: Visibility, caplog: pytest.LogCaptureFixture, deps: object
+) -> None:
+    router = PydanticAIRouter(visibility)
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        assert await offered(agent_with(router.toolset(local_tools())), deps) == []
+    assert any(
+        r.levelno == logging.WARNING and "missing_request" in r.getMessage() for r in caplog.records
+    ), "a blank query must fail closed visibly, not as a silent no-route"
+    strict = PydanticAIRouter(visibility, raise_on_failure=True)
+    with pytest.raises(RoutingUnavailableError) as raised:
+        await offered(agent_with(strict.toolset(local_tools())), deps)
+    assert raised.value.cause == "missing_request"
+
+
+@pytest.mark.parametrize("form", ["toolset", "capability"])
+async def test_a_tool_catalog_name_maps_to_none_is_hidden_and_named_once(
+    visibility: Visibility, caplog: pytest.LogCaptureFixture, form: str
+) -> None:
+    def catalog_name(tool_def: ToolDefinition) -> str | None:
+        return None if tool_def.name == "search_customers" else tool_def.name
+
+    router = PydanticAIRouter(visibility)
+    assert "search_customers" in visibility.allow_set(SUPPORTED).names, "precondition"
+    if form == "toolset":
+        agent = agent_with(router.toolset(local_tools(), catalog_name=catalog_name))
+    else:
+        agent = agent_with(local_tools(), capabilities=[router.capability(catalog_name=catalog_name)])
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        for query in (SUPPORTED, SUPPORTED, DELETE):
+            assert "search_customers" not in await offered(agent, RoutingRequest(query))
+    unmapped = [r.getMessage() for r in caplog.records if "catalog_name returned None" in r.getMessage()]
+    assert len(unmapped) == 1, unmapped
+    assert "'search_customers'" in unmapped[0]
+    assert "hidden" in unmapped[0]

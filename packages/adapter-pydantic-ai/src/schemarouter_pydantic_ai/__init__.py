@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from ._capability import RoutedTools
 from ._mirror import catalog_from_function_toolset, catalog_from_mcp_toolset, catalog_from_tool_defs
+from ._origin import listed_catalog_name
 from ._request import RequestFrom, RouteRequest, RoutingRequest, default_request_from
 from ._router import LOGGER_NAME, CatalogName, PydanticAIRouter
 from ._search import RoutedToolSearch
-from ._toolset import RoutedToolset, listed_catalog_name
+from ._toolset import RoutedToolset
 from .errors import AdapterSetupError, HiddenToolCallError, RoutingUnavailableError
 
 __version__ = "0.1.0"

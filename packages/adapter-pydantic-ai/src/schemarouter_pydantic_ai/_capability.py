@@ -26,7 +26,9 @@ class RoutedTools(AbstractCapability[Any]):
     visibility's `always_visible`. Tool definitions that pass are returned unchanged.
 
     `catalog_name` maps a tool definition to its catalog name (default: its name as the model
-    sees it, so prefixed tools need a mapping); `source` matches by route instead of by name.
+    sees it, so prefixed tools need a mapping; a None hides the tool). `source` matches by route
+    (`"<source>:<name>"`); without it a tool is matched by the catalog's only route of its name,
+    and a name that several catalog sources share is hidden (with a WARNING).
     """
 
     router: PydanticAIRouter
@@ -38,7 +40,9 @@ class RoutedTools(AbstractCapability[Any]):
         return None  # holds a live router; not part of an agent spec
 
     def _name(self, tool_def: ToolDefinition) -> str | None:
-        return self.catalog_name(tool_def) if self.catalog_name is not None else tool_def.name
+        if self.catalog_name is not None:
+            return self.router.catalog_name_of(self.catalog_name, tool_def)
+        return tool_def.name
 
     async def prepare_tools(
         self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]

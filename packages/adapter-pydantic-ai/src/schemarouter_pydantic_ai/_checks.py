@@ -8,28 +8,19 @@ are logged once per catalog version and tool.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import logging
+from collections.abc import Mapping
 
-from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.tools import ToolDefinition
-from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 
 from schemarouter import AllowSet, Capability, Catalog, ContractChecks, make_route
 
 from ._mirror import _spec_of as spec_of
 
-__all__ = ["CatalogChecks", "catalog_of", "definition_fingerprint", "served_by_mcp"]
+__all__ = ["CatalogChecks", "catalog_of", "definition_fingerprint"]
 
 
 catalog_of = ContractChecks.catalog_of
-
-
-def served_by_mcp(tool: ToolsetTool[Any]) -> bool:
-    """Is the tool listed live from an MCP server (an `MCPToolset`, under any wrappers)?"""
-    toolset: AbstractToolset[Any] = tool.toolset
-    while isinstance(toolset, WrapperToolset):
-        toolset = toolset.wrapped
-    return isinstance(toolset, MCPToolset)
 
 
 def definition_fingerprint(tool_def: ToolDefinition, capability: Capability) -> str | None:
@@ -55,18 +46,95 @@ def definition_fingerprint(tool_def: ToolDefinition, capability: Capability) -> 
 class CatalogChecks(ContractChecks):
     """Core's checks, with what this adapter's tools are called and how to fix each warning."""
 
-    def warn_if_unlisted(self, catalog: Catalog | None, name: str, source: str | None) -> None:
-        """Warn once per catalog version when the routed tool `name` is not in the catalog at all."""
+    def __init__(self, logger: logging.Logger) -> None:
+        super().__init__(logger)
+        self._routes: tuple[str, Mapping[str, tuple[str, ...]]] = ("", {})
+
+    def routes_named(self, catalog: Catalog, name: str) -> tuple[str, ...]:
+        """Every route of `catalog` whose tool is called `name` (precomputed once per catalog version)."""
+        version, by_name = self._routes
+        if version != catalog.version:
+            grouped: dict[str, list[str]] = {}
+            for cap in catalog:
+                grouped.setdefault(cap.name, []).append(cap.route)
+            by_name = {tool: tuple(routes) for tool, routes in grouped.items()}
+            self._routes = (catalog.version, by_name)
+        return by_name.get(name, ())
+
+    def warn_if_unlisted(
+        self, catalog: Catalog | None, name: str, source: str | None, *, served_by_mcp: bool = False
+    ) -> None:
+        """Warn once per catalog version when the routed tool `name` is not in the catalog at all,
+        with the fix that fits where the tool comes from."""
         if catalog is None or self.listed(catalog, name, source):
             return
         where = f"route {make_route(source, name)}" if source is not None else f"tool name {name!r}"
+        key = ("unlisted", catalog.version, source, name)
+        skipped = next((s for s in catalog.skipped if s.name == name and source in (None, s.source)), None)
+        if skipped is not None:
+            self.warn_once(
+                key,
+                "tool %r is routed but not in the router's catalog (no %s), so it stays hidden: the "
+                "catalog skipped it when it was built (source %r, %s: %s; see catalog.skipped). Fix the "
+                "tool where it is defined (its server, for an MCP tool) or the catalog's CatalogLimits, "
+                "as the reason says, then rebuild the catalog.",
+                name,
+                where,
+                skipped.source,
+                skipped.reason,
+                skipped.detail,
+            )
+        elif served_by_mcp:
+            self.warn_once(
+                key,
+                "MCP tool %r is routed but not in the router's catalog (no %s), so it stays hidden: the "
+                "server lists it, so the catalog was built from another listing (a tool added or renamed "
+                "on the server since, or another server). Rebuild the catalog from this server "
+                "(SchemaRouter.from_sources / catalog_from_mcp_toolset), or check source=.",
+                name,
+                where,
+            )
+        else:
+            self.warn_once(
+                key,
+                "tool %r is routed but not in the router's catalog (no %s), so it stays hidden. Mirror "
+                "it into the catalog (catalog_from_function_toolset / catalog_from_tool_defs) under the "
+                "source it is routed with, or map its name with catalog_name=.",
+                name,
+                where,
+            )
+
+    def warn_ambiguous(self, catalog: Catalog, name: str, routes: tuple[str, ...]) -> None:
+        """Warn once per catalog version that `name` is hidden because its route is unknown."""
         self.warn_once(
-            ("unlisted", catalog.version, source, name),
-            "tool %r is routed but not in the router's catalog (no %s), so it stays hidden. Mirror it "
-            "into the catalog (catalog_from_function_toolset / catalog_from_tool_defs) under the "
-            "source it is routed with, or map its name with catalog_name=.",
+            ("ambiguous", catalog.version, name),
+            "tool %r is hidden: the catalog has several tools of that name (%s) and nothing says which "
+            "one this is, so a rule on one route (blocked, allowed) could not be kept. Pass the "
+            "catalog source it is routed as: router.toolset(toolset, source=...), one routed toolset "
+            "per source.",
             name,
-            where,
+            ", ".join(routes),
+        )
+
+    def warn_unmapped(self, listed_name: str) -> None:
+        """Warn once per tool that `catalog_name` returned None for it, which hides it."""
+        self.warn_once(
+            ("unmapped", listed_name),
+            "tool %r is hidden: catalog_name returned None for it, so it has no catalog name to route "
+            "by. Return its catalog name, or keep tools that should not be routed out of the routed "
+            "toolset (or capability).",
+            listed_name,
+        )
+
+    def warn_origin_unknown(self, catalog: Catalog | None, name: str) -> None:
+        """Warn once per catalog version that `name` is hidden because its MCP origin is unknown."""
+        self.warn_once(
+            ("origin", catalog.version if catalog is not None else None, name),
+            "tool %r is hidden: it may be served by an MCP server, but the toolset that lists it cannot "
+            "be found through the toolsets it was listed by (a toolset that rebuilds tools, or one "
+            "SchemaRouter cannot look into), so its live contract cannot be compared with the catalog. "
+            "Wrap the MCP toolset with router.toolset(...) directly, inside any such toolset.",
+            name,
         )
 
     def mcp_contract_matches(
@@ -78,7 +146,12 @@ class CatalogChecks(ContractChecks):
         source: str | None,
     ) -> bool:
         """Is the live MCP tool `name`, routed in by `allow`, still the contract it was routed as?"""
-        routes = [make_route(source, name)] if source is not None else allow.routes
+        if source is not None:
+            routes: tuple[str, ...] = (make_route(source, name),)
+        elif catalog is not None:
+            routes = self.routes_named(catalog, name)
+        else:
+            routes = ()
         return self.contract_matches(
             catalog, allow, name, routes, lambda cap: definition_fingerprint(tool_def, cap)
         )

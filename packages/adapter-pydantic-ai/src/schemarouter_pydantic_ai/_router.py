@@ -5,14 +5,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic_ai import RunContext
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 
-from schemarouter import AllowSet, AllowSetProvider
+from schemarouter import AllowSet, AllowSetProvider, Catalog, McpSource, make_route
 
 from ._checks import CatalogChecks, catalog_of
 from ._request import RequestFrom, RouteRequest, default_request_from, normalize_request
@@ -29,7 +29,11 @@ LOGGER_NAME = "schemarouter.pydantic_ai"
 logger = logging.getLogger(LOGGER_NAME)
 
 CatalogName = Callable[[ToolDefinition], "str | None"]
-"""Maps a tool definition as PydanticAI lists it to its name in the routing catalog (None: not routed)."""
+"""Maps a tool definition as PydanticAI lists it to its name in the routing catalog.
+
+Returning None hides the tool (it is neither offered nor callable, as if routing left it out) and
+logs a WARNING once per tool: None does not let a tool pass unrouted. Keep tools that should not
+be routed outside the routed toolset (or, for the capability, out of the agent it narrows)."""
 
 _T = TypeVar("_T")
 _CacheKey = tuple[str, int, str, Hashable, str]
@@ -42,11 +46,12 @@ class PydanticAIRouter:
     `ctx.deps` (see `default_request_from`). The allow-set is computed at most once per run
     step for a given request and catalog version; nothing is shared between runs.
 
-    When no request can be derived, or the provider raises, routed tools are hidden and a
-    WARNING is logged on the `schemarouter.pydantic_ai` logger; with `raise_on_failure=True`
-    a `RoutingUnavailableError` is raised as well, which ends the run. A routed tool missing
-    from the catalog, and a live MCP tool whose contract changed since the catalog was built,
-    stay hidden with a WARNING once per catalog version and tool.
+    When no request can be derived (or its query is blank), or the provider raises, routed
+    tools are hidden and a WARNING is logged on the `schemarouter.pydantic_ai` logger; with
+    `raise_on_failure=True` a `RoutingUnavailableError` is raised as well, which ends the run.
+    A routed tool missing from the catalog, one whose name several catalog sources share when
+    no `source` says which it is, and a live MCP tool whose contract changed since the catalog
+    was built, stay hidden with a WARNING once per catalog version and tool.
     """
 
     def __init__(
@@ -85,7 +90,8 @@ class PydanticAIRouter:
 
     def routing_request(self, ctx: RunContext[Any]) -> RouteRequest | None:
         """The routing request of this run, or None after reporting why there is none
-        (`report_failure`: cause `request_error` or `missing_request`)."""
+        (`report_failure`: cause `request_error`, or `missing_request` for no request or one
+        whose query is blank, which routes nothing)."""
         try:
             request = self.request(ctx)
         except AdapterSetupError:
@@ -99,6 +105,10 @@ class PydanticAIRouter:
         if request is None:
             return self.report_failure(
                 "missing_request", "the run context carries no routing request (ctx.deps)", None
+            )
+        if not request.query.strip():
+            return self.report_failure(
+                "missing_request", "the run's routing request has a blank query (ctx.deps)", None
             )
         return request
 
@@ -151,26 +161,85 @@ class PydanticAIRouter:
         items: Sequence[_T],
         name_of: Callable[[_T], str | None],
         source: str | None = None,
+        *,
+        served_by_mcp: Callable[[_T], bool] | None = None,
     ) -> list[_T]:
         """The items visible in `allow`, best-ranked first (ties keep their listed order).
 
-        An item whose name is not in the catalog at all is logged once per catalog version.
+        An item is matched by its catalog route: `source:name` when `source` is given, else the
+        catalog's only tool called `name`. A name that several catalog routes share cannot be
+        matched without `source` (a rule on one of those routes could not be kept), so it is
+        hidden and logged once per catalog version, as is an item whose name is not in the
+        catalog at all (`served_by_mcp` picks the fix the warning gives). An item whose name is
+        None is hidden. Without a catalog (a provider that exposes no `router.catalog`), items
+        are matched by name.
         """
-        ranking = allow.routes if source is not None else allow.names
+        catalog = catalog_of(self.visibility)
+        ranking = allow.names if catalog is None and source is None else allow.routes
         rank = {key: i for i, key in reversed(list(enumerate(ranking)))}
         kept: list[tuple[int, int, _T]] = []
-        catalog = catalog_of(self.visibility)
         for position, item in enumerate(items):
             name = name_of(item)
             if name is None:
                 continue
-            key = name if source is None else f"{source}:{name}"
+            key = self._route_key(catalog, allow, name, source)
+            if key is None:
+                continue
             if key in rank:
                 kept.append((rank[key], position, item))
             else:
-                self._checks.warn_if_unlisted(catalog, name, source)
+                mcp = served_by_mcp is not None and served_by_mcp(item)
+                self._checks.warn_if_unlisted(catalog, name, source, served_by_mcp=mcp)
         kept.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in kept]
+
+    def _route_key(
+        self,
+        catalog: Catalog | None,
+        allow: AllowSet,
+        name: str,
+        source: str | None,
+    ) -> str | None:
+        """The key `name` is ranked by (its route; its name without a catalog); None: hide it."""
+        if source is not None:
+            return make_route(source, name)
+        if catalog is None:
+            return name
+        routes = self._checks.routes_named(catalog, name)
+        if len(routes) == 1:
+            return routes[0]
+        if not routes:
+            return name  # in no route: never ranked, and named as unlisted
+        if name in allow.names:
+            self._checks.warn_ambiguous(catalog, name, routes)
+        return None
+
+    def catalog_name_of(self, catalog_name: CatalogName, tool_def: ToolDefinition) -> str | None:
+        """`catalog_name(tool_def)`; a None (the tool is then hidden) is logged once per tool."""
+        name = catalog_name(tool_def)
+        if name is None:
+            self._checks.warn_unmapped(tool_def.name)
+        return name
+
+    def hide_unknown_origin(self, name: str, source: str | None, may_be_mcp: bool) -> bool:
+        """Should a tool whose origin toolset cannot be determined be hidden? Yes when it may be an
+        MCP tool: an `MCPToolset` sits where the origin was lost, or the catalog's router loaded
+        its route's source over MCP. Its live contract could not be checked (logged once)."""
+        catalog = catalog_of(self.visibility)
+        if not may_be_mcp:
+            sources = getattr(getattr(self.visibility, "router", None), "sources", None)
+            if catalog is None or not isinstance(sources, Mapping):
+                return False
+            if source is not None:
+                cap = catalog.lookup(source, name)
+            else:
+                routes = self._checks.routes_named(catalog, name)
+                cap = catalog.get(routes[0]) if len(routes) == 1 else None
+            mcp_sources = cast("Mapping[str, object]", sources)
+            if cap is None or not isinstance(mcp_sources.get(cap.source), McpSource):
+                return False
+        self._checks.warn_origin_unknown(catalog, name)
+        return True
 
     def mcp_contract_matches(
         self, allow: AllowSet, tool_def: ToolDefinition, name: str, source: str | None = None

@@ -33,7 +33,9 @@ class RoutedToolSearch:
     catalog_name: CatalogName | None = field(default=None, kw_only=True)
 
     def _name(self, tool_def: ToolDefinition) -> str | None:
-        return self.catalog_name(tool_def) if self.catalog_name is not None else tool_def.name
+        if self.catalog_name is not None:
+            return self.router.catalog_name_of(self.catalog_name, tool_def)
+        return tool_def.name
 
     def __call__(
         self, ctx: RunContext[Any], queries: Sequence[str], tools: Sequence[ToolDefinition]

@@ -6,26 +6,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import RunContext
-from pydantic_ai.toolsets import AbstractToolset, PrefixedToolset, ToolsetTool, WrapperToolset
+from pydantic_ai.toolsets import ToolsetTool, WrapperToolset
 
 from schemarouter import AllowSet
 
-from ._checks import served_by_mcp
+from ._origin import ToolOrigin, listed_catalog_name, tool_origin
 from ._router import CatalogName, PydanticAIRouter
 from .errors import HiddenToolCallError
 
 __all__ = ["RoutedToolset", "listed_catalog_name"]
 
-
-def listed_catalog_name(tool: ToolsetTool[Any]) -> str:
-    """The tool's name with the prefixes of `PrefixedToolset`s it was listed through removed."""
-    name = tool.tool_def.name
-    toolset: AbstractToolset[Any] = tool.toolset
-    while isinstance(toolset, WrapperToolset):
-        if isinstance(toolset, PrefixedToolset):
-            name = name.removeprefix(f"{toolset.prefix}_")
-        toolset = toolset.wrapped
-    return name
+_Listed = tuple[str, ToolsetTool[Any], ToolOrigin]
 
 
 @dataclass
@@ -38,39 +29,58 @@ class RoutedToolset(WrapperToolset[Any]):
     raises `HiddenToolCallError` before anything runs. When routing fails, nothing from the
     wrapped toolset is visible.
 
-    A tool listed live by an `MCPToolset` (under any wrappers) is visible only while its
-    contract is the one in the catalog: when the server changed its description or input
-    schema since the catalog was built, it is hidden and a WARNING names it (once per catalog
-    version and tool). A wrapper inside this one that rewrites MCP tool definitions makes them
-    differ from the catalog too.
+    Each tool is traced to the toolset that lists it through PydanticAI's compositions
+    (wrappers, `CombinedToolset`, `DynamicToolset`; see `tool_origin`). A tool listed live by
+    an `MCPToolset` is visible only while its contract is the one in the catalog: when the
+    server changed its description or input schema since the catalog was built, it is hidden
+    and a WARNING names it (once per catalog version and tool). A wrapper inside this one that
+    rewrites MCP tool definitions makes them differ from the catalog too. A tool whose origin
+    cannot be traced (a toolset in between rebuilt it) is hidden, with a WARNING, when it may be
+    an MCP tool: its contract could not be checked.
 
-    `source` matches tools by route (`"<source>:<name>"`) instead of by name; `catalog_name`
-    maps a listed tool definition to its catalog name (default: the listed name, minus the
-    prefixes of `PrefixedToolset`s wrapped inside this one).
+    `source` matches tools by route (`"<source>:<name>"`); without it a tool is matched by the
+    catalog's only route of its name, and a name several catalog sources share is hidden (pass
+    `source`). `catalog_name` maps a listed tool definition to its catalog name (default: its
+    name at its origin, without the prefixes and renames of `PrefixedToolset`s and
+    `RenamedToolset`s wrapped inside this one); a None from it hides the tool.
     """
 
     router: PydanticAIRouter = field(kw_only=True)
     source: str | None = field(default=None, kw_only=True)
     catalog_name: CatalogName | None = field(default=None, kw_only=True)
 
-    def _name(self, tool: ToolsetTool[Any]) -> str | None:
+    def _listed(self, name: str, tool: ToolsetTool[Any]) -> _Listed:
+        return name, tool, tool_origin(tool, self.wrapped)
+
+    def _name(self, listed: _Listed) -> str | None:
         if self.catalog_name is not None:
-            return self.catalog_name(tool.tool_def)
-        return listed_catalog_name(tool)
+            return self.router.catalog_name_of(self.catalog_name, listed[1].tool_def)
+        return listed[2].name
+
+    def _visible(self, allow: AllowSet, listed: list[_Listed]) -> list[_Listed]:
+        kept = self.router.select(
+            allow, listed, self._name, self.source, served_by_mcp=lambda item: item[2].served_by_mcp
+        )
+        return [item for item in kept if self._contract_matches(allow, item)]
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         tools = await super().get_tools(ctx)
         allow = self.router.allow_set(ctx)
         if allow is None:
             return {}
-        kept = self.router.select(allow, list(tools.items()), lambda item: self._name(item[1]), self.source)
-        return {name: tool for name, tool in kept if self._contract_matches(allow, tool)}
+        visible = self._visible(allow, [self._listed(name, tool) for name, tool in tools.items()])
+        return {name: tool for name, tool, _ in visible}
 
-    def _contract_matches(self, allow: AllowSet, tool: ToolsetTool[Any]) -> bool:
-        name = self._name(tool)
-        if not served_by_mcp(tool) or name is None:
-            return True
-        return self.router.mcp_contract_matches(allow, tool.tool_def, name, self.source)
+    def _contract_matches(self, allow: AllowSet, listed: _Listed) -> bool:
+        _, tool, origin = listed
+        name = self._name(listed)
+        if name is None:
+            return False
+        if origin.served_by_mcp:
+            return self.router.mcp_contract_matches(allow, tool.tool_def, name, self.source)
+        if origin.toolset is None:
+            return not self.router.hide_unknown_origin(name, self.source, origin.may_be_mcp)
+        return True
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
@@ -78,8 +88,11 @@ class RoutedToolset(WrapperToolset[Any]):
         allow = self.router.allow_set(ctx)
         if allow is None:
             raise HiddenToolCallError(name, "routing is unavailable for this run")
-        if not self.router.select(allow, [tool], self._name, self.source):
+        listed = self._listed(name, tool)
+        if not self.router.select(allow, [listed], self._name, self.source):
             raise HiddenToolCallError(name, "it is not in the allow-set")
-        if not self._contract_matches(allow, tool):
-            raise HiddenToolCallError(name, "its contract changed since the catalog was built")
+        if not self._contract_matches(allow, listed):
+            raise HiddenToolCallError(
+                name, "its contract changed since the catalog was built, or could not be checked"
+            )
         return await super().call_tool(name, tool_args, ctx, tool)

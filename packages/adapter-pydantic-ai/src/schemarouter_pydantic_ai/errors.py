@@ -38,7 +38,7 @@ class HiddenToolCallError(PolicyViolationError):
 class RoutingUnavailableError(RoutingError):
     """No allow-set could be computed for this run, so routed tools were hidden.
 
-    `cause` says why: `missing_request` (no query could be derived from the run context),
+    `cause` says why: `missing_request` (no query could be derived from the run context, or it is blank),
     `request_error` (the request callable raised) or `router_error` (the allow-set provider raised).
     """
 
