@@ -55,3 +55,29 @@ def test_no_server_is_misuse() -> None:
     result = run_cli("catalog")
     assert result.returncode == 2
     assert "--stdio" in result.stderr
+
+
+def test_catalog_prints_tool_names_and_skips_as_written(tmp_path: Path) -> None:
+    """Tool names are text, never Rich markup: `[/]` must not crash the command, and balanced tags
+    must not vanish so that a printed name (`delete_everything`) hides the real route."""
+    tools = tmp_path / "odd.json"
+    tools.write_text(
+        json.dumps(
+            [
+                {"name": "weather[/]", "description": "Weather report", "parameters": {"type": "object"}},
+                {"name": "delete_everything[i][/i]", "description": "Wipe", "parameters": {"type": "object"}},
+                {
+                    "name": "weather_wipe[bold] [/bold]",
+                    "description": "Wipe",
+                    "parameters": {"type": "object"},
+                },
+                {"name": "bad:[/]", "description": "Separator in the name", "parameters": {"type": "object"}},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    result = run_cli("catalog", "--tools", str(tools))
+    assert result.returncode == 0, result.stderr
+    for route in ("odd:weather[/]", "odd:delete_everything[i][/i]", "odd:weather_wipe[bold] [/bold]"):
+        assert route in result.stdout
+    assert "skipped odd:bad:[/] — invalid_schema: tool name contains ':'" in result.stdout

@@ -144,3 +144,67 @@ def test_route_over_an_empty_tools_file_says_the_catalog_is_empty(
     out = capsys.readouterr().out
     assert "no route" in out
     assert "the catalog is empty" in out
+
+
+MARKUP_TOOLS = [
+    {
+        "name": "get_weather",
+        "description": "Get the weather forecast for a city",
+        "parameters": {"type": "object"},
+    },
+    {"name": "weather[/]", "description": "Weather report for a city", "parameters": {"type": "object"}},
+    {"name": "delete_everything[i][/i]", "description": "Weather wipe", "parameters": {"type": "object"}},
+    {"name": "bad:[/]", "description": "A name with the route separator", "parameters": {"type": "object"}},
+]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param("weather [/] in Lisbon", id="unbalanced-closing-tag"),
+        pytest.param("tell me a joke [/]", id="no-route-verdict"),
+        pytest.param("weather [bold red]report[/] :smile: today", id="balanced-tags-and-emoji-code"),
+    ],
+)
+def test_route_prints_queries_and_tool_names_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], query: str
+) -> None:
+    """Queries and tool names are text, never Rich markup: `[/]` must not crash the command, and
+    `[i][/i]` must not vanish so that the printed name differs from the route."""
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(MARKUP_TOOLS), encoding="utf-8")
+    assert main(["route", "--tools", str(tools), "-k", "5", query]) == 0
+    out = capsys.readouterr().out
+    assert query in out
+    if "joke" not in query:
+        assert "tools:weather[/]" in out
+        assert "tools:delete_everything[i][/i]" in out
+
+
+def test_an_unbalanced_quote_in_a_stdio_command_is_misuse(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["route", "--stdio", "python -m 'unclosed", "weather"]) == 2
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert "--stdio" in lines[0]
+    assert "No closing quotation" in lines[0]
+
+
+def test_route_over_a_tools_file_with_a_deeply_nested_schema_routes_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A schema nested ~100 levels (under 4 KB) is skipped with its reason; the rest routes."""
+    deep = '{"type":"object","properties":{"x":' * 98 + '{"type":"string"}' + "}}" * 98
+    tools = tmp_path / "deep.json"
+    tools.write_text(
+        '[{"name":"get_weather","description":"Get the weather","parameters":{"type":"object"}},'
+        '{"name":"deep","description":"deep schema","parameters":' + deep + "}]",
+        encoding="utf-8",
+    )
+    assert tools.stat().st_size < 4096
+    assert main(["route", "--tools", str(tools), "--json", "weather"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["routes"] == ["deep:get_weather"]
+    assert out["skipped_tools"] == 1
+    assert main(["catalog", "--tools", str(tools)]) == 0
+    assert "skipped deep:deep — invalid_schema: input schema is nested too deeply" in capsys.readouterr().out

@@ -11,7 +11,7 @@ from ._callables import CallableSource, callable_spec
 from ._calls import ToolResult
 from ._canonical import canonical_bytes, canonical_json, offered_bytes
 from ._capability import FINGERPRINT_FIELDS, Capability, make_route
-from ._catalog import Catalog, CatalogLimits, SkippedTool, SkipReason, ToolSpec
+from ._catalog import Catalog, CatalogLimits, CutReason, ListingCut, SkippedTool, SkipReason, ToolSpec
 from ._config import RoutingConfig
 from ._contracts import ContractChecks
 from ._evidence import (
@@ -106,7 +106,9 @@ __all__ = [
     "Capability",
     "Catalog",
     "CatalogLimits",
+    "CutReason",
     "DecisionReason",
+    "ListingCut",
     "McpSource",
     "PolicyViolationError",
     "Retrieval",

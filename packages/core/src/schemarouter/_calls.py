@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from ._callables import CallableSource
+from ._callables import CallableSource, call_arguments
 from ._capability import Capability
 from ._catalog import Catalog, CatalogLimits, ToolSpec
 from ._mcp import McpSource, translate_error
@@ -143,11 +143,12 @@ async def _call_python(
         raise PolicyViolationError(
             RefusalReason.NOT_EXECUTABLE, f"{route}: the source has no function by that name", route=route
         )
+    positional, keywords = call_arguments(func, arguments)
     try:
         if inspect.iscoroutinefunction(func):
-            value = await func(**arguments)
+            value = await func(*positional, **keywords)
         else:
-            value = await anyio.to_thread.run_sync(functools.partial(func, **arguments))
+            value = await anyio.to_thread.run_sync(functools.partial(func, *positional, **keywords))
             if inspect.isawaitable(value):
                 value = await value
     except Exception as exc:

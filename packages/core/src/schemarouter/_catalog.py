@@ -12,12 +12,13 @@ from jsonschema.exceptions import SchemaError as JsonSchemaError
 
 from ._canonical import canonical_bytes, sha256_hex
 from ._capability import ROUTE_SEPARATOR, Capability
+from ._schema_checks import MAX_SCHEMA_DEPTH, dangling_ref, nesting_depth
 from .errors import UserError
 
 if TYPE_CHECKING:
     from mcp.types import Tool as McpTool
 
-__all__ = ["Catalog", "CatalogLimits", "SkipReason", "SkippedTool", "ToolSpec"]
+__all__ = ["Catalog", "CatalogLimits", "CutReason", "ListingCut", "SkipReason", "SkippedTool", "ToolSpec"]
 
 SkipReason = Literal[
     "empty_name",
@@ -28,13 +29,26 @@ SkipReason = Literal[
     "invalid_description",
     "invalid_definition",
 ]
+"""Why a tool was skipped: `empty_name` (no name), `duplicate_name` (an earlier tool of the source
+has it), `invalid_schema` (a schema that is not a valid JSON Schema object with root type
+`object`, or a name containing `:`), `schema_too_large` (over `CatalogLimits.max_schema_bytes`),
+`tool_limit` (the source already gave `CatalogLimits.max_tools` tools), `invalid_description`
+(not a string), `invalid_definition` (not a tool definition of a recognised shape, or not plain
+JSON data: nested too deeply to read, or holding NaN)."""
+
+CutReason = Literal["page_limit", "tool_limit"]
+"""Why a source's listing was not read to its end (see `ListingCut`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class CatalogLimits:
-    """Bounds applied while loading a catalog; tools past them are skipped and reported."""
+    """Bounds applied while loading a catalog. Tools past them are skipped and reported: each
+    tool read but not kept is a `SkippedTool`, and a listing left unread past a limit is a
+    `ListingCut` on `Catalog.cut_short`."""
 
     max_tools: int = 10_000
+    """Tools kept per source at most. An MCP listing stops at the first page that takes it over
+    this limit; the tools of that page past the limit are skipped as `tool_limit`."""
     max_schema_bytes: int = 64 * 1024
     max_pages: int = 100
     """MCP `tools/list` pages followed at most (pagination)."""
@@ -76,7 +90,7 @@ class ToolSpec:
         try:
             built = _validate(source, self, CatalogLimits(), check_schemas=False)
             return built.fingerprint if isinstance(built, Capability) else None
-        except (TypeError, ValueError):  # a schema that is not JSON has no fingerprint
+        except _UNREADABLE:  # a contract that is not JSON data has no fingerprint
             return None
 
     @classmethod
@@ -107,20 +121,73 @@ class SkippedTool:
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class ListingCut:
+    """A source whose tool listing was not read to its end: the catalog lacks whatever the
+    source listed past this point, and the number of those tools is unknown.
+
+    `reason` is `page_limit` when `CatalogLimits.max_pages` pages were read and the server
+    offered another, `tool_limit` when the pages read already listed more than
+    `CatalogLimits.max_tools` tools (those read past the limit are each skipped as
+    `tool_limit`) and the server offered another page. `tools_listed` counts the tools on the
+    pages read."""
+
+    source: str
+    reason: CutReason
+    pages_read: int
+    tools_listed: int
+    detail: str
+
+
+_UNREADABLE = (TypeError, ValueError, RecursionError)
+"""What checking or fingerprinting a tool raises when its definition is not plain JSON data:
+NaN or a non-string key (`TypeError`, `ValueError`), or nesting deeper than Python's
+recursion limit allows (`RecursionError`)."""
+
+
+def _unreadable(source: str, spec: ToolSpec, exc: BaseException) -> SkippedTool:
+    name = spec.name if isinstance(spec.name, str) else ""
+    if isinstance(exc, RecursionError):
+        detail = "the tool's definition is nested too deeply to be checked"
+    else:
+        detail = f"the tool's definition is not plain JSON data: {exc}"
+    return SkippedTool(source, name, "invalid_definition", detail)
+
+
 def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipReason, str] | None:
+    """Why the schema `value` cannot be loaded (a skip reason and its detail), or None.
+
+    Beyond being a valid Draft 2020-12 schema within the size limit, it must be nested at most
+    `MAX_SCHEMA_DEPTH` levels (checking, copying and fingerprinting it recurse) and each `$ref`
+    into the schema itself must resolve (see `_schema_checks`)."""
     if not isinstance(value, Mapping):
         return "invalid_schema", f"{what} is {type(value).__name__}, not a JSON object"
+    too_deep = f"{what} is nested too deeply: more than {MAX_SCHEMA_DEPTH} levels of objects and arrays"
     try:
-        size = len(canonical_bytes(value))
+        serialised = canonical_bytes(value)
+    except RecursionError:
+        return "invalid_schema", too_deep
     except (TypeError, ValueError) as exc:
         return "invalid_schema", f"{what} is not serialisable as JSON: {exc}"
-    if size > limits.max_schema_bytes:
-        return "schema_too_large", f"{what} is {size} bytes, over the limit of {limits.max_schema_bytes}"
+    if len(serialised) > limits.max_schema_bytes:
+        return (
+            "schema_too_large",
+            f"{what} is {len(serialised)} bytes, over the limit of {limits.max_schema_bytes}",
+        )
+    schema = cast("Mapping[str, Any]", value)
+    if nesting_depth(schema) > MAX_SCHEMA_DEPTH:
+        return "invalid_schema", too_deep
     try:
-        Draft202012Validator.check_schema(cast("Mapping[str, Any]", value))
+        Draft202012Validator.check_schema(schema)
     except JsonSchemaError as exc:
         where = "/".join(str(p) for p in exc.path) or "(root)"
         return "invalid_schema", f"{what} is not a valid JSON Schema at {where}: {exc.message}"
+    except RecursionError:  # within the depth limit, but called from a deep stack
+        return "invalid_schema", too_deep
+    if b'"$ref"' in serialised or b'"$dynamicRef"' in serialised:
+        dangling = dangling_ref(schema)
+        if dangling is not None:
+            return "invalid_schema", f"{what} has a dangling reference: {dangling}"
     return None
 
 
@@ -172,9 +239,14 @@ class Catalog:
     version, and anything cached per catalog is keyed on it.
     """
 
-    __slots__ = ("_by_name", "_by_route", "_capabilities", "_skipped", "_version")
+    __slots__ = ("_by_name", "_by_route", "_capabilities", "_cut_short", "_skipped", "_version")
 
-    def __init__(self, capabilities: Iterable[Capability] = (), skipped: Iterable[SkippedTool] = ()) -> None:
+    def __init__(
+        self,
+        capabilities: Iterable[Capability] = (),
+        skipped: Iterable[SkippedTool] = (),
+        cut_short: Iterable[ListingCut] = (),
+    ) -> None:
         caps = tuple(capabilities)
         by_route: dict[str, Capability] = {}
         for cap in caps:
@@ -185,6 +257,7 @@ class Catalog:
         self._by_route = by_route
         self._by_name: dict[tuple[str, str], Capability] = {(c.source, c.name): c for c in caps}
         self._skipped = tuple(skipped)
+        self._cut_short = tuple(cut_short)
         digest_input = "\n".join(sorted(f"{c.route}\t{c.fingerprint}" for c in caps))
         self._version = sha256_hex(digest_input.encode("utf-8"))
 
@@ -192,7 +265,11 @@ class Catalog:
     def from_specs(
         cls, source: str, specs: Iterable[ToolSpec], limits: CatalogLimits | None = None
     ) -> Catalog:
-        """Validate a source's tools; bad ones are skipped with a reason, the rest load."""
+        """Validate a source's tools; bad ones are skipped with a reason, the rest load.
+
+        Once `limits.max_tools` tools are kept, every further tool is skipped as `tool_limit`
+        without being checked. A tool whose definition is not plain JSON data (nested too
+        deeply to check, or holding NaN) is skipped as `invalid_definition`, never raised."""
         if not source or ROUTE_SEPARATOR in source:
             raise UserError(f"source name must be non-empty and must not contain {ROUTE_SEPARATOR!r}")
         limits = limits or CatalogLimits()
@@ -205,18 +282,21 @@ class Catalog:
                     f"specs must be ToolSpec objects; item {position} is a {type(spec).__name__}"
                     " (tool definitions as dicts load with Catalog.from_definitions)"
                 )
-            result = _validate(source, spec, limits)
+            if len(caps) >= limits.max_tools:
+                name = spec.name if isinstance(spec.name, str) else ""
+                skipped.append(
+                    SkippedTool(source, name, "tool_limit", f"over the limit of {limits.max_tools} tools")
+                )
+                continue
+            try:
+                result = _validate(source, spec, limits)
+            except _UNREADABLE as exc:
+                result = _unreadable(source, spec, exc)
             if isinstance(result, SkippedTool):
                 skipped.append(result)
             elif result.name in seen:
                 skipped.append(
                     SkippedTool(source, result.name, "duplicate_name", "an earlier tool has this name")
-                )
-            elif len(caps) >= limits.max_tools:
-                skipped.append(
-                    SkippedTool(
-                        source, result.name, "tool_limit", f"over the limit of {limits.max_tools} tools"
-                    )
                 )
             else:
                 seen.add(result.name)
@@ -251,6 +331,7 @@ class Catalog:
         return cls(
             (cap for cat in catalogs for cap in cat),
             (skip for cat in catalogs for skip in cat.skipped),
+            (cut for cat in catalogs for cut in cat.cut_short),
         )
 
     @property
@@ -260,6 +341,13 @@ class Catalog:
     @property
     def skipped(self) -> tuple[SkippedTool, ...]:
         return self._skipped
+
+    @property
+    def cut_short(self) -> tuple[ListingCut, ...]:
+        """Sources whose listing was not read to its end (a limit was reached while the source
+        offered more): the catalog lacks their tools past that point. Empty when every
+        listing was read in full."""
+        return self._cut_short
 
     @property
     def routes(self) -> tuple[str, ...]:
@@ -279,7 +367,8 @@ class Catalog:
         return route in self._by_route
 
     def __repr__(self) -> str:
-        return f"Catalog({len(self)} tools, {len(self._skipped)} skipped, version={self._version[:12]})"
+        cut = f", {len(self._cut_short)} listings cut short" if self._cut_short else ""
+        return f"Catalog({len(self)} tools, {len(self._skipped)} skipped{cut}, version={self._version[:12]})"
 
     def get(self, route: str) -> Capability | None:
         return self._by_route.get(route)

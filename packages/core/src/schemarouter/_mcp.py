@@ -1,7 +1,8 @@
 """MCP catalog source over stdio and streamable HTTP (discovery; calls for the execution boundary).
 
 Discovery only lists tools. Every failure is translated into a typed `SourceError`
-that names the server, and every connection attempt is bounded in time.
+that names the server, and every connection attempt is bounded in time. Tools are read one by
+one (`_mcp_listing`): a malformed tool is skipped with its reason, never the whole server.
 
 The MCP client library is imported when a server is first reached, not with `schemarouter`:
 it takes most of a second to import, and routing over a catalog loaded from JSON or Python
@@ -10,6 +11,7 @@ callables never needs it.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -32,7 +34,11 @@ from .errors import (
 if TYPE_CHECKING:
     from mcp import Client
 
+    from ._mcp_listing import Listing
+
 __all__ = ["McpSource"]
+
+logger = logging.getLogger("schemarouter.mcp")
 
 _DEFAULT_TIMEOUT = 20.0
 _T = TypeVar("_T")
@@ -51,6 +57,7 @@ def translate_error(server: str, exc: BaseException, timeout: float) -> SourceEr
     """Map whatever the transport raised to one typed, readable `SourceError`."""
     import httpx2 as _httpx  # the HTTP client the mcp SDK ships with (loaded by then)
     from mcp import MCPError
+    from mcp.types import CONNECTION_CLOSED
 
     leaf = _leaf(exc)
     if isinstance(leaf, SourceError):
@@ -65,6 +72,9 @@ def translate_error(server: str, exc: BaseException, timeout: float) -> SourceEr
         return ServerConnectionError(server, f"HTTP {leaf.response.status_code} from server")
     if isinstance(leaf, anyio.ClosedResourceError):
         return ServerConnectionError(server, "the server closed the connection")
+    if isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
+        # the SDK's word for a transport that ended: the server exited, or the link dropped
+        return ServerConnectionError(server, "the server went away: the connection closed")
     if isinstance(leaf, MCPError):
         return ServerProtocolError(server, f"MCP error: {leaf}")
     return ServerProtocolError(server, f"{type(leaf).__name__}: {leaf}")
@@ -157,7 +167,13 @@ class McpSource:
         return self._label
 
     def _client(self) -> Client:
+        """A client over this server's transport, tapped so that `tools/list` can be read tool
+        by tool (see `_mcp_listing`)."""
         from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+
+        from ._mcp_listing import ToolsListTap
 
         if self.transport == "stdio":
             assert self.command is not None
@@ -167,19 +183,17 @@ class McpSource:
                 env=dict(self.env) if self.env is not None else None,
                 cwd=self.cwd,
             )
-            return Client(params, read_timeout_seconds=self.timeout, cache=None)
-        assert self.url is not None
-        if self.headers:
+            transport = ToolsListTap(stdio_client(params))
+        elif self.headers:
             import httpx2
-            from mcp.client.streamable_http import streamable_http_client
 
+            assert self.url is not None
             http = httpx2.AsyncClient(headers=dict(self.headers), timeout=self.timeout)
-            return Client(
-                _closing(http, streamable_http_client(self.url, http_client=http)),
-                read_timeout_seconds=self.timeout,
-                cache=None,
-            )
-        return Client(self.url, read_timeout_seconds=self.timeout, cache=None)
+            transport = ToolsListTap(_closing(http, streamable_http_client(self.url, http_client=http)))
+        else:
+            assert self.url is not None
+            transport = ToolsListTap(streamable_http_client(self.url))
+        return Client(transport, read_timeout_seconds=self.timeout, cache=None)
 
     @asynccontextmanager
     async def connect(self) -> AsyncGenerator[Client]:
@@ -220,30 +234,45 @@ class McpSource:
         if scope.cancelled_caught and not connected:
             raise ServerTimeoutError(self.label, f"no answer within {self.timeout:g} s while connecting")
 
+    async def _listing(self, client: Client, limits: CatalogLimits) -> Listing:
+        from ._mcp_listing import read_listing
+
+        return await read_listing(
+            client, source=self.name, label=self.label, limits=limits, timeout=self.timeout
+        )
+
+    def _catalog_of(self, listing: Listing, limits: CatalogLimits) -> Catalog:
+        catalog = Catalog.from_specs(self.name, listing.specs, limits)
+        cut_short = () if listing.cut is None else (listing.cut,)
+        for cut in cut_short:
+            logger.warning("%s: %s", self.label, cut.detail)
+        return Catalog(catalog, (*listing.refused, *catalog.skipped), cut_short)
+
     async def list_specs(self, client: Client, limits: CatalogLimits) -> list[ToolSpec]:
-        """Every tool the server lists, following pagination up to `limits.max_pages`."""
-        specs: list[ToolSpec] = []
-        cursor: str | None = None
-        for _ in range(limits.max_pages):
-            with anyio.fail_after(self.timeout):
-                page = await client.list_tools(cursor=cursor)
-            for tool in page.tools:
-                specs.append(ToolSpec.from_mcp_tool(tool))
-                if len(specs) > limits.max_tools:
-                    return specs
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return specs
+        """The specs of the tools the server lists, following pagination up to `limits.max_pages`
+        pages and stopping at the first page that takes the count over `limits.max_tools`.
+
+        Each tool is read on its own, so one the MCP SDK refuses does not hide the others; the
+        catalog's checks judge them. Entries that are no tool at all, and a listing cut short,
+        are reported only by `read_catalog` (and `load`)."""
+        return list((await self._listing(client, limits)).specs)
+
+    async def read_catalog(self, client: Client, limits: CatalogLimits | None = None) -> Catalog:
+        """The catalog of the tools the server behind `client` (from `connect`) lists: bad tools
+        skipped with their reasons, and a listing that stopped at a limit while the server
+        offered more noted on `Catalog.cut_short` and logged as a warning."""
+        limits = limits or CatalogLimits()
+        return self._catalog_of(await self._listing(client, limits), limits)
 
     async def load(self, limits: CatalogLimits | None = None) -> Catalog:
-        """Connect, list tools, disconnect. Bad tools are skipped and reported."""
+        """Connect, list tools, disconnect (see `read_catalog`). Bad tools are skipped and
+        reported, and so is a listing cut short by `limits`."""
         limits = limits or CatalogLimits()
         try:
             async with self.connect() as client:
-                specs = await self.list_specs(client, limits)
+                listing = await self._listing(client, limits)
         except SourceError:
             raise
         except Exception as exc:
             raise translate_error(self.label, exc, self.timeout) from exc
-        return Catalog.from_specs(self.name, specs, limits)
+        return self._catalog_of(listing, limits)

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, ValidationError
+from jsonschema import ValidationError
+from referencing.exceptions import Unresolvable
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._arguments import FrozenArguments
@@ -22,6 +23,7 @@ from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, sealed_argume
 from ._policy import PolicyDecision
 from ._refusal import RefusalReason, refuse
 from ._results import Retrieval
+from ._schema_checks import argument_validator
 from .errors import UserError
 
 if TYPE_CHECKING:
@@ -44,8 +46,27 @@ class ClearedCall:
 
 
 def _check_arguments(capability: Capability, arguments: Mapping[str, Any]) -> None:
-    validator = Draft202012Validator(capability.input_schema)
-    found: list[ValidationError] = list(validator.iter_errors(arguments))  # pyright: ignore[reportUnknownMemberType]
+    """Refuse arguments that do not validate against the input schema, and those that cannot be
+    checked: a `$ref` that does not resolve (no remote schema is fetched), or values nested too
+    deeply for the validator's recursion (a recursive schema follows the arguments down)."""
+    route = capability.route
+    validator = argument_validator(capability.input_schema)
+    try:
+        found: list[ValidationError] = list(validator.iter_errors(arguments))  # pyright: ignore[reportUnknownMemberType]
+    except Unresolvable as exc:
+        refuse(
+            RefusalReason.INVALID_ARGUMENTS,
+            f"the arguments cannot be checked: the input schema of {route} refers to "
+            f"{exc.ref!r}, which does not resolve within the schema (remote schemas are not fetched)",
+            route=route,
+        )
+    except RecursionError:
+        refuse(
+            RefusalReason.INVALID_ARGUMENTS,
+            f"the arguments cannot be checked: they are nested too deeply to validate against "
+            f"the input schema of {route}",
+            route=route,
+        )
     errors = sorted(found, key=lambda e: ([str(p) for p in e.absolute_path], e.message))
     if errors:
         shown = "; ".join(
@@ -56,8 +77,8 @@ def _check_arguments(capability: Capability, arguments: Mapping[str, Any]) -> No
         more = f" (and {extra} more)" if extra > 0 else ""
         refuse(
             RefusalReason.INVALID_ARGUMENTS,
-            f"arguments do not match the input schema of {capability.route}: {shown}{more}",
-            route=capability.route,
+            f"arguments do not match the input schema of {route}: {shown}{more}",
+            route=route,
         )
 
 

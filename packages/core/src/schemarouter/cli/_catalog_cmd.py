@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from .._catalog import Catalog
 from ._common import add_source_arguments, emit_json, load_router, stdout
@@ -40,6 +42,10 @@ def catalog_to_json(catalog: Catalog) -> dict[str, Any]:
             {"source": s.source, "name": s.name, "reason": s.reason, "detail": s.detail}
             for s in catalog.skipped
         ],
+        "cut_short": [
+            {"source": c.source, "reason": c.reason, "pages_read": c.pages_read, "detail": c.detail}
+            for c in catalog.cut_short
+        ],
     }
 
 
@@ -60,7 +66,7 @@ async def run(args: argparse.Namespace) -> int:
         table.add_column(column, justify=justify)  # pyright: ignore[reportArgumentType]
     for cap in catalog:
         table.add_row(
-            cap.route,
+            Text(cap.route),  # as the server wrote it: never read as markup
             _hint(cap.hint("readOnlyHint")),
             _hint(cap.hint("destructiveHint")),
             str(cap.schema_bytes),
@@ -69,8 +75,13 @@ async def run(args: argparse.Namespace) -> int:
     stdout.print(table)
     stdout.print("hints are as the source reports them (untrusted); bytes are compact JSON, not tokens")
     for skip in catalog.skipped:
+        where = f"{skip.source}:{skip.name or '(unnamed)'}"
         stdout.print(
-            f"[yellow]skipped[/] {skip.source}:{skip.name or '(unnamed)'} — {skip.reason}: {skip.detail}"
+            f"[yellow]skipped[/] {escape(where)} — {escape(skip.reason)}: {escape(skip.detail)}", markup=True
+        )
+    for cut in catalog.cut_short:  # the listing stopped at a limit: tools are missing
+        stdout.print(
+            f"[yellow]cut short[/] {escape(cut.source)} — {cut.reason}: {escape(cut.detail)}", markup=True
         )
     return 0
 

@@ -18,8 +18,13 @@ from ..errors import UserError
 
 __all__ = ["add_semantic_argument", "add_source_arguments", "emit_json", "load_router", "stderr", "stdout"]
 
-stdout = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+# Markup and emoji codes are off: most of what is printed comes from users and servers (queries,
+# tool names, skip details), and `[/]` or `:smile:` in them must print as written. Styled lines
+# pass `markup=True` and escape whatever they interpolate (`rich.markup.escape`).
+stdout = Console(
+    highlight=False, markup=False, emoji=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160
+)
+stderr = Console(stderr=True, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +74,10 @@ def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catal
     names: list[str] = list(args.name)
     servers: list[McpSource] = []
     for command_line in args.stdio:
-        parts = shlex.split(command_line)
+        try:
+            parts = shlex.split(command_line)
+        except ValueError as exc:  # an unbalanced quote or a trailing backslash
+            raise UserError(f"--stdio {command_line!r} is not a valid command line: {exc}") from None
         if not parts:
             raise UserError("--stdio needs a command")
         name = names.pop(0) if names else None

@@ -15,6 +15,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, cast
 
+from rich.markup import escape
 from rich.table import Table
 
 from .._config import RoutingConfig
@@ -128,13 +129,16 @@ async def run_all(
     if not only:
         for name, dist in BUNDLED_ADAPTERS.items():
             if name not in adapters:
-                stderr.print(f"[yellow]skipped[/] {name}: not installed (pip install {dist})")
+                stderr.print(
+                    f"[yellow]skipped[/] {escape(name)}: not installed (pip install {escape(dist)})",
+                    markup=True,
+                )
     reports: dict[str, EvidenceReport] = {}
     for name, runner in adapters.items():
         started = time.perf_counter()
-        with stderr.status(f"{name}: fixture MCP server, routing, offline model turns ..."):
+        with stderr.status(f"{escape(name)}: fixture MCP server, routing, offline model turns ..."):
             reports[name] = await runner(config, artifacts_dir=artifacts)
-        stderr.print(f"[green]done[/] {name} in {time.perf_counter() - started:.1f} s")
+        stderr.print(f"[green]done[/] {escape(name)} in {time.perf_counter() - started:.1f} s", markup=True)
     return reports
 
 
@@ -152,10 +156,11 @@ def run(args: argparse.Namespace) -> int:
     problems = disagreements(reports)
     unhealthy = [name for name, report in reports.items() if not _healthy(report)]
     for problem in problems:
-        stderr.print(f"[red]DISAGREEMENT[/] {problem}")
+        stderr.print(f"[red]DISAGREEMENT[/] {escape(problem)}", markup=True)
     for name in unhealthy:
         stderr.print(
-            f"[red]FAILED[/] {name}: recall, rejection, approvals, guardrails or tool-body calls off"
+            f"[red]FAILED[/] {escape(name)}: recall, rejection, approvals, guardrails or tool-body calls off",
+            markup=True,
         )
     if problems or unhealthy:
         return 1

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from .._abstention import RetrievalAbstentionPolicy
 from .._hybrid import HybridRetriever
@@ -101,8 +103,8 @@ async def run(args: argparse.Namespace) -> int:
         return 0
     by_route = {c.route: c for c in (*retrieval.candidates, *retrieval.dropped)}
     if allow.no_route:
-        stdout.print(f"[bold]no route[/] for {args.query!r}: {allow.reason}", markup=True)
-    table = Table(title=f"query: {args.query}", title_justify="left")
+        stdout.print(f"[bold]no route[/] for {escape(repr(args.query))}: {escape(allow.reason)}", markup=True)
+    table = Table(title=Text(f"query: {args.query}"), title_justify="left")
     for column, justify in (
         ("route", "left"),
         ("visible", "center"),
@@ -114,15 +116,17 @@ async def run(args: argparse.Namespace) -> int:
         table.add_column(column, justify=justify)  # pyright: ignore[reportArgumentType]
     for decision in allow.decisions:
         cand = by_route.get(decision.route)
-        table.add_row(
-            decision.route,
+        table.add_row(  # routes, details and query words are shown as written: Text, not markup
+            Text(decision.route),
             "yes" if decision.visible else "no",
             "-" if decision.score is None else f"{decision.score:.3f}",
             "-" if cand is None else f"{cand.identifier_score:.3f}",
-            decision.reason
-            if decision.detail in ("", decision.reason)
-            else f"{decision.reason}: {decision.detail}",
-            _evidence_text(cand),
+            Text(
+                decision.reason
+                if decision.detail in ("", decision.reason)
+                else f"{decision.reason}: {decision.detail}"
+            ),
+            Text(_evidence_text(cand)),
         )
     if allow.decisions:
         stdout.print(table)
@@ -137,7 +141,7 @@ async def run(args: argparse.Namespace) -> int:
     if unweighed:
         stdout.print(
             f"[yellow]{len(unweighed)} words after the request's first 64 were not weighed[/] "
-            f"(from {unweighed[0]!r}): route the user's latest message, not a whole transcript",
+            f"(from {escape(repr(unweighed[0]))}): route the user's latest message, not a whole transcript",
             markup=True,
         )
     if router.catalog.skipped:
