@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ._guard import STANDARD_TESTS, known_failure
     from ._harness import ConformanceRun, FixtureEndpoint
     from ._reference import ReferenceAgent, ReferenceDriver
-    from ._servers import free_port, http_fixture_server
+    from ._servers import free_port, http_fixture_server, http_mcp_server
     from ._validation import validate_driver
     from .errors import ConformanceSetupError, FixtureServerError
     from .suite import AdapterConformanceSuite
@@ -56,6 +56,7 @@ _LAZY: dict[str, str] = {
     "ReferenceDriver": "._reference",
     "free_port": "._servers",
     "http_fixture_server": "._servers",
+    "http_mcp_server": "._servers",
     "validate_driver": "._validation",
     "ConformanceSetupError": ".errors",
     "FixtureServerError": ".errors",
@@ -94,6 +95,7 @@ __all__ = [
     "build_server",
     "free_port",
     "http_fixture_server",
+    "http_mcp_server",
     "known_failure",
     "read_call_log",
     "stdio_command",

@@ -5,14 +5,14 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from ._fixture import stdio_command
 from .errors import FixtureServerError
 
-__all__ = ["free_port", "http_fixture_server"]
+__all__ = ["free_port", "http_fixture_server", "http_mcp_server"]
 
 _HOST = "127.0.0.1"
 
@@ -32,7 +32,9 @@ def _accepts(port: int) -> bool:
         return False
 
 
-def _tail(path: Path, lines: int = 20) -> str:
+def _tail(path: Path | None, lines: int = 20) -> str:
+    if path is None:
+        return "(not kept)"
     try:
         return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
     except OSError:
@@ -50,23 +52,30 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def http_fixture_server(call_log: Path, output: Path, *, startup_timeout: float = 30.0) -> Iterator[str]:
-    """Run the fixture server over streamable HTTP; yield its MCP URL; stop it on exit.
+def http_mcp_server(
+    argv: Callable[[int], Sequence[str]],
+    output: Path | None = None,
+    *,
+    startup_timeout: float = 30.0,
+    what: str = "the MCP server",
+) -> Iterator[str]:
+    """Run an MCP server over streamable HTTP on a free 127.0.0.1 port; yield its MCP URL;
+    stop it on exit (SIGTERM, then SIGKILL after 5 s).
 
-    The server's own output goes to `output`. A port taken between choosing and binding
-    is retried with another port.
+    `argv(port)` is the command that serves on `port`. The server's own output goes to
+    `output` (nowhere without one). A port taken between choosing and binding is retried with another port.
     """
-    command, args = stdio_command(call_log)
     last_error = ""
     for _attempt in range(3):
         port = free_port()
-        with output.open("wb") as sink:
+        sink = output.open("wb") if output is not None else subprocess.DEVNULL
+        try:
             process = subprocess.Popen(
-                [command, *args, "--transport", "http", "--host", _HOST, "--port", str(port)],
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
+                list(argv(port)), stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
             )
+        finally:
+            if not isinstance(sink, int):
+                sink.close()
         try:
             deadline = time.monotonic() + startup_timeout
             while process.poll() is None and time.monotonic() < deadline and not _accepts(port):
@@ -76,10 +85,26 @@ def http_fixture_server(call_log: Path, output: Path, *, startup_timeout: float 
                 return
             if process.poll() is None:
                 raise FixtureServerError(
-                    f"the fixture MCP server did not accept connections on port {port} within "
+                    f"{what} did not accept connections on port {port} within "
                     f"{startup_timeout:g} s; its output:\n{_tail(output)}"
                 )
             last_error = _tail(output)
         finally:
             _stop(process)
-    raise FixtureServerError(f"the fixture MCP server exited during startup; its output:\n{last_error}")
+    raise FixtureServerError(f"{what} exited during startup; its output:\n{last_error}")
+
+
+@contextmanager
+def http_fixture_server(call_log: Path, output: Path, *, startup_timeout: float = 30.0) -> Iterator[str]:
+    """Run the fixture server over streamable HTTP; yield its MCP URL; stop it on exit.
+
+    The server's own output goes to `output`. A port taken between choosing and binding
+    is retried with another port.
+    """
+    command, args = stdio_command(call_log)
+
+    def argv(port: int) -> list[str]:
+        return [command, *args, "--transport", "http", "--host", _HOST, "--port", str(port)]
+
+    with http_mcp_server(argv, output, startup_timeout=startup_timeout, what="the fixture MCP server") as url:
+        yield url

@@ -7,12 +7,10 @@ refusal over both transports is in test_execution_refusals.py."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,42 +29,12 @@ from schemarouter import (
     ainvoke_selective,
     execute_selective_plan,
 )
-from schemarouter_conformance import free_port, read_call_log, stdio_command
+from schemarouter_conformance import http_mcp_server, read_call_log, stdio_command
 
 pytestmark = pytest.mark.slow
 
 EXECUTION_SERVER = Path(__file__).parent / "servers" / "execution_server.py"
 TRANSPORTS = ["stdio", "http"]
-
-
-@contextmanager
-def _http_process(argv: list[str]) -> Iterator[str]:
-    """Run an MCP server over streamable HTTP on a free loopback port; yield its URL."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [*argv, "--transport", "http", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited with code {proc.returncode}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("server did not start listening") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @asynccontextmanager
@@ -77,7 +45,7 @@ async def serve(
     if transport == "stdio":
         yield await SchemaRouter.from_stdio(argv[0], argv[1:], name=name, timeout=20, policy=policy)
         return
-    with _http_process(argv) as url:
+    with http_mcp_server(lambda port: [*argv, "--transport", "http", "--port", str(port)]) as url:
         yield await SchemaRouter.from_url(url, kind="mcp", name=name, timeout=20, policy=policy)
 
 

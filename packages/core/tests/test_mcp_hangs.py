@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +31,7 @@ from schemarouter import (
     ToolTransportError,
     execute_selective_plan,
 )
-from schemarouter_conformance import free_port
+from schemarouter_conformance import http_mcp_server
 
 pytestmark = pytest.mark.slow
 
@@ -158,34 +155,11 @@ async def test_a_call_to_a_server_that_never_answers_is_a_transport_error(
 # -- streamable HTTP -----------------------------------------------------------------------------
 
 
-@contextmanager
-def legacy_http_server(call_log: Path, *flags: str) -> Iterator[str]:
+def legacy_http_server(call_log: Path, *flags: str) -> AbstractContextManager[str]:
     """The hang server over streamable HTTP on a free loopback port, in the protocol era with
-    stateful sessions (ended by a DELETE); yield its URL. Killed at the end: once frozen, it
-    cannot handle SIGTERM."""
-    port = free_port()
-    args = ["--transport", "http", "--legacy", "--port", str(port), "--call-log", str(call_log), *flags]
-    process = subprocess.Popen(
-        [sys.executable, HANG_SERVER, *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"server exited with code {process.returncode}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("server did not start listening") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.kill()
-        process.wait(timeout=10)
+    stateful sessions (ended by a DELETE). Once frozen it ignores SIGTERM and is killed."""
+    base = [sys.executable, HANG_SERVER, "--transport", "http", "--legacy", "--call-log", str(call_log)]
+    return http_mcp_server(lambda port: [*base, "--port", str(port), *flags])
 
 
 @pytest.mark.parametrize(
