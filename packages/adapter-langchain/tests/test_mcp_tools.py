@@ -6,12 +6,15 @@ Each stdio server start costs seconds, so one toolkit session checks several beh
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import sys
 from pathlib import Path
 
 import pytest
 from langchain_core.messages import ToolMessage
 
-from schemarouter import McpSource, SchemaRouter, canonical_bytes
+from schemarouter import CatalogLimits, McpSource, SchemaRouter, canonical_bytes
 from schemarouter.errors import SchemaRouterError, ToolTransportError, UserError
 from schemarouter_conformance import FIXTURE_TOOL_NAMES, read_call_log
 from schemarouter_langchain import ANNOTATIONS_METADATA_KEY, McpToolkit, catalog_from_tools, tool_input_schema
@@ -90,3 +93,60 @@ async def test_unreachable_server_raises_a_typed_error() -> None:
         await toolkit.open()
     with pytest.raises(UserError):
         _ = toolkit.catalog
+
+
+# -- a listing that is not read in full ----------------------------------------------------------
+
+LISTING_SERVER = Path(__file__).resolve().parents[2] / "core" / "tests" / "servers" / "listing_server.py"
+"""Core's hand-written MCP server: pages a generated listing, or sends tools exactly as written."""
+
+
+@pytest.mark.parametrize(
+    ("limits", "reason", "kept", "past_the_limit"),
+    [
+        pytest.param(CatalogLimits(max_pages=2), "page_limit", 20, [], id="page-limit"),
+        pytest.param(
+            CatalogLimits(max_tools=15),
+            "tool_limit",
+            15,
+            [f"tool_{i}" for i in range(15, 20)],
+            id="tool-limit",
+        ),
+    ],
+)
+async def test_a_listing_cut_short_is_on_the_toolkit_catalog_and_logged(
+    limits: CatalogLimits,
+    reason: str,
+    kept: int,
+    past_the_limit: list[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """30 tools, 10 a page: the toolkit stops after two pages, as core's `McpSource.load` does."""
+    args = [str(LISTING_SERVER), "--generate", "30", "--page", "10"]
+    source = McpSource.stdio(sys.executable, args, name="long", timeout=10)
+    with caplog.at_level(logging.WARNING, logger="schemarouter"):
+        async with McpToolkit(source, limits=limits) as toolkit:
+            assert [t.name for t in toolkit.tools] == [f"tool_{i}" for i in range(kept)]
+            [cut] = toolkit.catalog.cut_short
+            assert (cut.source, cut.reason, cut.pages_read, cut.tools_listed) == ("long", reason, 2, 20)
+            assert [(s.name, s.reason) for s in toolkit.catalog.skipped] == [
+                (name, "tool_limit") for name in past_the_limit
+            ]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in warnings] == [f"{source.label}: {cut.detail}"]
+
+
+async def test_an_entry_that_is_no_tool_is_a_skip_on_the_toolkit_catalog(tmp_path: Path) -> None:
+    listing = [
+        {"name": "get_weather", "description": "Weather for a city", "inputSchema": {"type": "object"}},
+        "not a tool at all",
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(listing), encoding="utf-8")
+    source = McpSource.stdio(
+        sys.executable, [str(LISTING_SERVER), "--tools", str(path)], name="odd", timeout=10
+    )
+    async with McpToolkit(source) as toolkit:
+        assert [t.name for t in toolkit.tools] == ["get_weather"]
+        assert [(s.name, s.reason) for s in toolkit.catalog.skipped] == [("", "invalid_definition")]
+        assert toolkit.catalog.cut_short == ()

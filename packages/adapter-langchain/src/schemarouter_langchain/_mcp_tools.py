@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 from collections.abc import Mapping
 from types import TracebackType
@@ -18,7 +19,7 @@ from typing import Any
 from langchain_core.tools import StructuredTool, ToolException
 from mcp import Client
 
-from schemarouter import Catalog, CatalogLimits, McpSource, ToolSpec, make_route
+from schemarouter import Capability, Catalog, CatalogLimits, McpSource
 from schemarouter.errors import SourceError, ToolTransportError, UserError
 
 from ._checks import FINGERPRINT_METADATA_KEY, ROUTE_METADATA_KEY
@@ -46,7 +47,12 @@ class McpToolkit:
 
     Use it as an async context manager: `async with McpToolkit(source) as toolkit:` then
     pass `toolkit.tools` to `create_agent`. `toolkit.catalog` is the same listing as a
-    SchemaRouter catalog (tools the catalog skips for a bad schema are not converted).
+    SchemaRouter catalog, read as `McpSource.read_catalog` reads it: tools it skips (a bad
+    schema, an entry that is no tool, each tool past `limits.max_tools`) are not converted and
+    are on `catalog.skipped` with their reasons. A listing that stopped at `limits.max_pages`
+    or `limits.max_tools` while the server offered more pages is on `catalog.cut_short`, and
+    logged as a WARNING on the `schemarouter.mcp` logger (as core logs it): the server's tools
+    past that point are missing from `tools`.
     The connection is owned by a background task, so the toolkit may be opened and closed
     from different tasks of one event loop. Tools are async-only (`ainvoke`, `astream`).
 
@@ -78,12 +84,12 @@ class McpToolkit:
             raise UserError("the toolkit is not open; use `async with McpToolkit(...)`")
         return self._catalog
 
-    async def _own(self, ready: asyncio.Future[list[ToolSpec]]) -> None:
+    async def _own(self, ready: asyncio.Future[Catalog]) -> None:
         try:
             async with self.source.connect() as client:
-                specs = await self.source.list_specs(client, self.limits)
+                catalog = await self.source.read_catalog(client, self.limits)  # reports skips and cuts
                 self._client = client
-                ready.set_result(specs)
+                ready.set_result(catalog)
                 await self._stop.wait()
         except BaseException as exc:
             if not ready.done():
@@ -98,17 +104,16 @@ class McpToolkit:
     async def open(self) -> McpToolkit:
         if self._owner is not None:
             raise UserError("the toolkit is already open")
-        ready: asyncio.Future[list[ToolSpec]] = asyncio.get_running_loop().create_future()
+        ready: asyncio.Future[Catalog] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._owner = asyncio.create_task(self._own(ready), name=f"mcp-toolkit-{self.source.name}")
         try:
-            specs = await ready
+            catalog = await ready
         except BaseException:
             await self.aclose()
             raise
-        self._catalog = Catalog.from_specs(self.source.name, specs, self.limits)
-        by_name = {spec.name: spec for spec in specs if isinstance(spec.name, str)}
-        self._tools = tuple(self._tool(by_name[cap.name], cap.fingerprint) for cap in self._catalog)
+        self._catalog = catalog
+        self._tools = tuple(self._tool(cap) for cap in catalog)
         return self
 
     async def aclose(self) -> None:
@@ -142,22 +147,24 @@ class McpToolkit:
             raise ToolException(text or f"tool {name!r} reported an error")
         return text
 
-    def _tool(self, spec: ToolSpec, fingerprint: str) -> StructuredTool:
-        name: str = spec.name
+    def _tool(self, capability: Capability) -> StructuredTool:
+        """The LangChain tool for one catalog capability: its contract as the server listed it,
+        in copies of its own (a catalog's schemas are read-only)."""
+        name = capability.name
 
         async def run(**arguments: Any) -> str:
             return await self.call(name, arguments)
 
         metadata: dict[str, Any] = {
-            ROUTE_METADATA_KEY: make_route(self.source.name, name),  # matched by route, not by name
-            FINGERPRINT_METADATA_KEY: fingerprint,  # routers hide the tool if the catalog's contract differs
+            ROUTE_METADATA_KEY: capability.route,  # matched by route, not by name
+            FINGERPRINT_METADATA_KEY: capability.fingerprint,  # hidden if the router's contract differs
         }
-        if spec.annotations:
-            metadata[ANNOTATIONS_METADATA_KEY] = dict(spec.annotations)
+        if capability.annotations:
+            metadata[ANNOTATIONS_METADATA_KEY] = copy.deepcopy(dict(capability.annotations))
         return StructuredTool(
             name=name,
-            description=spec.description or "",
-            args_schema=spec.input_schema,
+            description=capability.description,
+            args_schema=copy.deepcopy(dict(capability.input_schema)),
             coroutine=run,
             handle_tool_error=True,
             metadata=metadata,
