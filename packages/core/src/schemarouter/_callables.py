@@ -2,7 +2,10 @@
 
 A callable that cannot be a tool is a programming error in the application, so registering it
 raises (`UserError`, or `SchemaError` for one whose parameters cannot be described) with the
-callable and the reason named, instead of being skipped the way a bad remote tool is.
+callable and the reason named, instead of being skipped the way a bad remote tool is. A
+callable that can be described but is over the `CatalogLimits` it is loaded with (a schema or a
+docstring's first paragraph too large) is skipped and reported as any source's tool is: the
+limits belong to whoever loads the catalog, not to the callable.
 """
 
 from __future__ import annotations

@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["ToolResult", "call_cleared"]
 
 # The planned tool already passed the catalog's limits; the re-check only needs to find it.
-_RECHECK_LIMITS = CatalogLimits(max_tools=1_000_000, max_schema_bytes=16 * 1024 * 1024)
+_RECHECK_LIMITS = CatalogLimits(
+    max_tools=1_000_000, max_schema_bytes=16 * 1024 * 1024, max_description_bytes=16 * 1024 * 1024
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ SkipReason = Literal[
     "duplicate_name",
     "invalid_schema",
     "schema_too_large",
+    "description_too_large",
     "tool_limit",
     "invalid_description",
     "invalid_definition",
@@ -32,6 +33,7 @@ SkipReason = Literal[
 """Why a tool was skipped: `empty_name` (no name), `duplicate_name` (an earlier tool of the source
 has it), `invalid_schema` (a schema that is not a valid JSON Schema object with root type
 `object`, or a name containing `:`), `schema_too_large` (over `CatalogLimits.max_schema_bytes`),
+`description_too_large` (a description or title over `CatalogLimits.max_description_bytes`),
 `tool_limit` (the source already gave `CatalogLimits.max_tools` tools), `invalid_description`
 (not a string), `invalid_definition` (not a tool definition of a recognised shape, or not plain
 JSON data: nested too deeply to read, or holding NaN)."""
@@ -50,12 +52,27 @@ class CatalogLimits:
     """Tools kept per source at most. An MCP listing stops at the first page that takes it over
     this limit; the tools of that page past the limit are skipped as `tool_limit`."""
     max_schema_bytes: int = 64 * 1024
+    """Size of an input or output schema at most, in bytes of its canonical JSON; a tool over it
+    is skipped as `schema_too_large`."""
+    max_description_bytes: int = 16 * 1024
+    """Size of a tool's description at most, in UTF-8 bytes, and of its title on its own (the
+    same bound, each checked by itself); a tool over it is skipped as `description_too_large`.
+
+    A description is tokenised and indexed on every catalog build, fingerprinted, and offered
+    to the model word for word, so one source sending megabytes costs time, memory and prompt
+    on every request. Honest descriptions are far smaller: the longest of the 526 real MCP
+    tools in LiveMCPBench is 3,886 bytes, MetaTool's longest 355. 16 KiB leaves four times the
+    longest seen (about 4,000 tokens of English) while bounding what one tool can cost. A title
+    is a display name and needs no bound of its own: it gets the same one rather than a second
+    knob."""
     max_pages: int = 100
     """MCP `tools/list` pages followed at most (pagination)."""
 
     def __post_init__(self) -> None:
-        if self.max_tools < 1 or self.max_schema_bytes < 1 or self.max_pages < 1:
-            raise UserError("CatalogLimits values must be positive")
+        for field_name in ("max_tools", "max_schema_bytes", "max_description_bytes", "max_pages"):
+            value: object = getattr(self, field_name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UserError(f"CatalogLimits.{field_name} must be an integer >= 1, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +100,14 @@ class ToolSpec:
         alone: the source is not part of it), or None when a
         catalog would skip it for its name, description or schema's shape.
 
-        The schemas are not validated here (that is the catalog's slower check): compare the
-        result with a catalog capability's `fingerprint`, which passed it. Equal fingerprints
-        mean the very contract the catalog validated, as adapters use it to tell a live tool
-        that changed since the catalog was built."""
+        The schemas are not validated here (that is the catalog's slower check), and no size
+        limit is applied: compare the result with a catalog capability's `fingerprint`, which
+        passed both. Equal fingerprints mean the very contract the catalog validated, as
+        adapters use it to tell a live tool that changed since the catalog was built. A live
+        tool whose description or schema grew past the catalog's limits differs from every
+        contract the catalog kept, so its fingerprint matches none of them; checking sizes here
+        against default limits would instead fail every tool of a catalog loaded with larger
+        `CatalogLimits`."""
         try:
             built = _validate(source, self, CatalogLimits(), check_schemas=False)
             return built.fingerprint if isinstance(built, Capability) else None
@@ -191,9 +212,24 @@ def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipRea
     return None
 
 
+def _text_too_large(text: str | None, what: str, limits: CatalogLimits) -> str | None:
+    """The detail of a `description_too_large` skip when `text` is over
+    `limits.max_description_bytes` UTF-8 bytes, else None. A text of at most a quarter of the
+    limit in characters is within it whatever they are, and is not encoded to be measured."""
+    limit = limits.max_description_bytes
+    if text is None or len(text) * 4 <= limit:
+        return None
+    size = len(text.encode("utf-8"))  # a lone surrogate raises: not plain JSON data
+    if size <= limit:
+        return None
+    return f"{what} is {size} bytes (UTF-8), over the limit of {limit} (CatalogLimits.max_description_bytes)"
+
+
 def _validate(
     source: str, spec: ToolSpec, limits: CatalogLimits, check_schemas: bool = True
 ) -> Capability | SkippedTool:
+    """The capability of `spec`, or why a catalog skips it. `check_schemas=False` (for
+    `ToolSpec.fingerprint`) leaves out schema validation and every size limit."""
     name = spec.name if isinstance(spec.name, str) else ""
     if not name.strip():
         return SkippedTool(source, str(spec.name or ""), "empty_name", "tool has no name")
@@ -201,6 +237,13 @@ def _validate(
         return SkippedTool(source, name, "invalid_schema", f"tool name contains {ROUTE_SEPARATOR!r}")
     if spec.description is not None and not isinstance(spec.description, str):
         return SkippedTool(source, name, "invalid_description", "description is not a string")
+    title = spec.title if isinstance(spec.title, str) else None
+    if check_schemas:
+        too_large = _text_too_large(spec.description, "description", limits) or _text_too_large(
+            title, "title", limits
+        )
+        if too_large is not None:
+            return SkippedTool(source, name, "description_too_large", too_large)
     raw_schema: Any = (
         spec.input_schema if spec.input_schema is not None else {"type": "object", "properties": {}}
     )
@@ -219,7 +262,6 @@ def _validate(
         return SkippedTool(source, name, problem[0], problem[1])
     raw_annotations: Any = spec.annotations
     annotations = cast("Mapping[str, Any]", raw_annotations) if isinstance(raw_annotations, Mapping) else None
-    title = spec.title if isinstance(spec.title, str) else None
     return Capability(
         source=source,
         name=name,
