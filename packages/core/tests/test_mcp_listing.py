@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +19,7 @@ import pytest
 
 from schemarouter import CatalogLimits, McpSource, ServerConnectionError, ToolSpec
 from schemarouter.cli import main
-from schemarouter_conformance import free_port
+from schemarouter_conformance import http_mcp_server
 
 pytestmark = pytest.mark.slow
 
@@ -45,32 +42,19 @@ MALFORMED: list[Any] = [
 ]
 
 
-def _accepts(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
-
-
 @contextmanager
 def listing_server(transport: str, *args: str) -> Iterator[McpSource]:
     """The listing server started with `args`, as a source named `s` over `transport`."""
+    command = [sys.executable, LISTING_SERVER, *args]
     if transport == "stdio":
-        yield McpSource.stdio(sys.executable, [LISTING_SERVER, *args], name="s", timeout=TIMEOUT)
+        yield McpSource.stdio(command[0], command[1:], name="s", timeout=TIMEOUT)
         return
-    port = free_port()
-    command = [sys.executable, LISTING_SERVER, *args, "--transport", "http", "--port", str(port)]
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while process.poll() is None and time.monotonic() < deadline and not _accepts(port):
-            time.sleep(0.05)
-        assert _accepts(port), "the listing server did not start"
-        yield McpSource.http(f"http://127.0.0.1:{port}/mcp", name="s", timeout=TIMEOUT)
-    finally:
-        process.kill()
-        process.wait(timeout=5)
+
+    def on_port(port: int) -> list[str]:
+        return [*command, "--transport", "http", "--port", str(port)]
+
+    with http_mcp_server(on_port, what="the listing server") as url:
+        yield McpSource.http(url, name="s", timeout=TIMEOUT)
 
 
 def tools_file(tmp_path: Path, tools: list[Any]) -> str:
