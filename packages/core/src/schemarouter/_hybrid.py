@@ -30,6 +30,7 @@ Ranking and the no-route decision use the same two signals, but not the same num
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Protocol
@@ -40,7 +41,13 @@ from ._results import Candidate, Retrieval, RouteReason, Signal
 from ._semantic import SemanticIndex
 from .errors import UserError
 
-__all__ = ["SEMANTIC_FIELD", "HybridPolicy", "HybridRetriever", "LexicalRetriever"]
+__all__ = [
+    "SEMANTIC_FIELD",
+    "HybridPolicy",
+    "HybridRetriever",
+    "LexicalRetriever",
+    "require_hybrid_policy",
+]
 
 SEMANTIC_FIELD = "semantic"
 """`Signal.field` of the semantic similarity signal on a hybrid candidate."""
@@ -93,13 +100,15 @@ class HybridPolicy:
     min_confidence: float = 0.3
     """Abstention: least `Candidate.score` for a route, before any calibrated `min_score`.
 
-    Deliberately permissive (a cosine of 0.3 alone routes): hiding a needed tool costs more
+    In [0, 1 + lexical_weight], the range of the fused score. Deliberately permissive (a
+    cosine of 0.3 alone routes): hiding a needed tool costs more
     than showing an extra one. Raise it with `calibrate(...)` on your own labelled queries.
     """
     agree_cosine: float = 0.1
-    """Least cosine for a tool with identifier evidence that the lexical gate refused."""
+    """Least cosine for a tool with identifier evidence that the lexical gate refused; in (0, 1]."""
     semantic_floor: float = 0.2
-    """Least cosine for a tool with no lexical evidence."""
+    """Least cosine for a tool with no lexical evidence; in (0, 1] (a cosine of 0, an unrelated
+    tool or a zero vector, is never evidence)."""
     depth: int = 20
     """How many best tools of each signal (lexical and semantic) compete in the fusion."""
     clause_weight: float = 0.5
@@ -109,22 +118,30 @@ class HybridPolicy:
     reads the whole request's cosine. 0 = whole request only (and no clause is encoded)."""
 
     def __post_init__(self) -> None:
-        weights = (
-            self.rank_weight,
-            self.evidence_weight,
-            self.semantic_place_weight,
-            self.lexical_place_weight,
-            self.gate_weight,
-            self.lexical_weight,
-        )
-        if min(weights) < 0:
-            raise UserError("hybrid weights must be >= 0")
-        if not 0.0 <= self.clause_weight <= 1.0:
-            raise UserError("clause_weight must lie in [0, 1]")
-        if not all(-1.0 <= c <= 1.0 for c in (self.agree_cosine, self.semantic_floor)):
-            raise UserError("hybrid cosine thresholds must lie in [-1, 1]")
-        if self.depth < 1:
-            raise UserError("depth must be >= 1")
+        # Typed float / int, but any object can be passed at run time. Every check fails at
+        # setup: a NaN floor would compare False with every score and turn the floor off.
+        for field in _WEIGHTS:
+            value = _number(self, field)
+            if not (math.isfinite(value) and value >= 0.0):
+                raise UserError(f"hybrid weights must be finite numbers >= 0, got {field}={value!r}")
+        for field in ("agree_cosine", "semantic_floor"):
+            value = _number(self, field)
+            if not (math.isfinite(value) and 0.0 < value <= 1.0):
+                # 0 or below would count an unrelated (orthogonal) tool as semantic evidence
+                raise UserError(f"hybrid cosine thresholds must lie in (0, 1], got {field}={value!r}")
+        top = 1.0 + self.lexical_weight  # the highest fused score: cosine 1 and evidence 1
+        confidence = _number(self, "min_confidence")
+        if not (math.isfinite(confidence) and 0.0 <= confidence <= top):
+            raise UserError(
+                f"min_confidence must lie in [0, 1 + lexical_weight] = [0, {top:g}], the range of "
+                f"the fused score, got {confidence!r}"
+            )
+        clause_weight = _number(self, "clause_weight")
+        if not (math.isfinite(clause_weight) and 0.0 <= clause_weight <= 1.0):
+            raise UserError(f"clause_weight must lie in [0, 1], got {clause_weight!r}")
+        depth = self.depth
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"depth must be an int >= 1, got {depth!r}")
 
     def evidence(self, cosine: float, lexical: Candidate | None, semantic: bool = True) -> str:
         """Which signals make a tool worth considering: a `Candidate.reason`, or `weak_evidence`.
@@ -140,6 +157,37 @@ class HybridPolicy:
         if cosine >= self.semantic_floor:
             return "semantic_match"
         return "weak_evidence"
+
+
+_WEIGHTS = (
+    "rank_weight",
+    "evidence_weight",
+    "semantic_place_weight",
+    "lexical_place_weight",
+    "gate_weight",
+    "lexical_weight",
+)
+
+
+def _number(policy: HybridPolicy, field: str) -> float:
+    """`policy.field` as a float; a `UserError` for a bool, a string, None or any non-number."""
+    value: object = getattr(policy, field)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UserError(f"HybridPolicy.{field} must be a number, got {type(value).__name__}")
+    return float(value)
+
+
+def require_hybrid_policy(policy: object) -> HybridPolicy | None:
+    """`policy` if it is None or a `HybridPolicy`; a `UserError` naming the expected type otherwise
+    (an abstention policy or a calibration report is a likely slip)."""
+    if policy is None or isinstance(policy, HybridPolicy):
+        return policy
+    hint = (
+        " (a RetrievalAbstentionPolicy goes to Visibility(abstention=...) or retrieve(policy=...))"
+        if isinstance(policy, RetrievalAbstentionPolicy) or hasattr(policy, "policy")
+        else ""
+    )
+    raise UserError(f"the hybrid policy must be a HybridPolicy or None, got {type(policy).__name__}{hint}")
 
 
 _REPORTED_DROPPED = 10
@@ -175,7 +223,7 @@ class HybridRetriever:
             raise UserError("the lexical and semantic indexes were built for different catalog versions")
         self.lexical = lexical
         self.semantic = semantic
-        self.policy = policy or HybridPolicy()
+        self.policy = require_hybrid_policy(policy) or HybridPolicy()
         self.catalog = lexical.catalog
         self._caps = {cap.route: cap for cap in lexical.catalog}
 
