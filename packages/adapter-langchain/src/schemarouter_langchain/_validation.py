@@ -153,8 +153,8 @@ async def _guardrails_preserved(harness: ScenarioAgent, call_log: Path) -> tuple
 async def build_evidence(config: RoutingConfig | None = None) -> EvidenceReport:
     """Run the whole validation and return the report (nothing is written).
 
-    The default configuration is `RoutingConfig()`: k=3, no static rules, the core's
-    no-route gate, i.e. `Visibility(router, k=3)`.
+    The default configuration is `RoutingConfig()`: k=`DEFAULT_K` (5), no static rules, the
+    core's no-route gate, i.e. `Visibility(router)`.
     """
     config = config or RoutingConfig()
     with tempfile.TemporaryDirectory(prefix="schemarouter-langchain-") as tmp:

@@ -6,6 +6,7 @@ No agent-framework imports here; adapters live in their own packages.
 from __future__ import annotations
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._allow_set_size import DEFAULT_K
 from ._calibrate import CalibrationPoint, CalibrationReport, calibrate
 from ._callables import CallableSource, callable_spec
 from ._calls import ToolResult
@@ -65,6 +66,7 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_K",
     "SEMANTIC_FIELD",
     "HybridPolicy",
     "HybridRetriever",

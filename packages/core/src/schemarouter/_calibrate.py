@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._allow_set_size import DEFAULT_K
 from ._catalog import Catalog
 from ._results import Retrieval
 from .errors import UserError, require_k
@@ -33,7 +34,7 @@ class _Retriever(Protocol):
     def retrieve(
         self,
         query: str,
-        k: int = 5,
+        k: int = DEFAULT_K,
         *,
         policy: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
@@ -153,7 +154,7 @@ def calibrate(
     supported: Iterable[tuple[str, Iterable[str]]],
     unsupported: Iterable[str],
     *,
-    k: int = 5,
+    k: int = DEFAULT_K,
     target_over_rejection: float = 0.05,
     seed: int = 0,
 ) -> CalibrationReport:

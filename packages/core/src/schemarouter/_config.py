@@ -6,6 +6,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from ._abstention import RetrievalAbstentionPolicy
+from ._allow_set_size import DEFAULT_K
 from ._router import SchemaRouter
 from ._visibility import Visibility
 from .errors import UserError, require_k
@@ -29,7 +30,7 @@ class RoutingConfig:
     adapter the application uses: switching frameworks does not touch routing code.
     """
 
-    k: int = 3
+    k: int = DEFAULT_K
     abstention: RetrievalAbstentionPolicy | None = None
     always_visible: Collection[str] = ()
     blocked: Collection[str] = ()

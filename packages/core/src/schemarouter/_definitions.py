@@ -19,13 +19,13 @@ two input schemas.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
 from ._capability import ROUTE_SEPARATOR
 from ._catalog import Catalog, CatalogLimits, SkippedTool, ToolSpec
+from ._json_file import read_json_file
 from .errors import SchemaError, UserError
 
 __all__ = ["catalog_from_definitions", "catalog_from_file", "spec_from_definition"]
@@ -136,14 +136,10 @@ def catalog_from_file(
 ) -> Catalog:
     """A catalog from a JSON file: an array of tool definitions, or an object whose `tools`
     array holds them (as an MCP `tools/list` result does). The source name defaults to the
-    file name without its extension."""
+    file name without its extension. A file that cannot be read, is empty, is not UTF-8 JSON
+    or is nested too deeply to decode is a `UserError` naming it."""
     file = Path(path)
-    try:
-        data: Any = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot read tool definitions from {file}: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{file} is not a JSON file: {exc}") from exc
+    data: Any = read_json_file(file, "tool definitions")
     for key in ("result", "tools"):  # a saved JSON-RPC answer to tools/list, or its result
         if isinstance(data, Mapping) and key in data:
             data = cast("Mapping[str, Any]", data)[key]

@@ -249,9 +249,10 @@ def validation_command(
 ) -> int:
     """The `python -m schemarouter_<adapter>.validate` command, the same for every adapter.
 
-    Runs the adapter's offline validation with the default `RoutingConfig` (k=3), writes
-    `<artifacts-dir>/<artifact_name>` (default directory `./artifacts`), prints the report's
-    `summary()` and every `failures()` line, and returns 1 when the report misses the bar.
+    Runs the adapter's offline validation with `RoutingConfig()` (k=`DEFAULT_K`, 5, and no
+    static rules), writes `<artifacts-dir>/<artifact_name>` (default directory `./artifacts`),
+    prints the report's `summary()` and every `failures()` line, and returns 1 when the report
+    misses the bar.
     """
     parser = argparse.ArgumentParser(
         prog=prog,

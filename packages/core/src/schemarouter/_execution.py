@@ -13,6 +13,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ._abstention import RetrievalAbstentionPolicy, require_policy
+from ._allow_set_size import DEFAULT_K
 from ._calls import ToolResult, call_cleared
 from ._plan_checks import ClearedCall, check_plan
 from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, RunConfig, as_request
@@ -85,7 +86,7 @@ async def ainvoke_selective(
     router: SchemaRouter,
     request: PlanRequest | str,
     *,
-    k: int = 3,
+    k: int = DEFAULT_K,
     policy: RetrievalAbstentionPolicy | None = None,
     config: RunConfig | None = None,
 ) -> ToolResult:

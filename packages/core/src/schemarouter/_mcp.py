@@ -94,6 +94,12 @@ class McpSource:
     """One MCP server, reached over stdio (a command) or streamable HTTP (a URL).
 
     `name` becomes the `source` of every capability (and the first half of its route).
+
+    `env` is what a stdio server gets on top of the MCP SDK's safe default environment
+    (`mcp.client.stdio.get_default_environment`: HOME, LOGNAME, PATH, SHELL, TERM and USER
+    on POSIX, a similar list on Windows), never the caller's whole environment. With
+    `env=None` the server gets that default alone, so a variable it needs (an API key) must
+    be passed in `env` on purpose; a name in `env` replaces the default's value of it.
     """
 
     name: str
@@ -131,6 +137,9 @@ class McpSource:
         name: str | None = None,
         timeout: float = _DEFAULT_TIMEOUT,
     ) -> McpSource:
+        """A server started as `command args...`, in `cwd`. `env` adds variables to the SDK's safe
+        default environment (see the class docstring; None: that default alone). `name`
+        defaults to the file name of the last argument (or of the command), without `.py`."""
         default = (args[-1] if args else command).replace("\\", "/").rsplit("/", 1)[-1]
         default = default.removesuffix(".py").replace(":", "_") or "mcp"
         return cls(

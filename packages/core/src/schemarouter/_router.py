@@ -9,6 +9,7 @@ from typing import Any, Literal
 import anyio
 
 from ._abstention import RetrievalAbstentionPolicy, require_policy
+from ._allow_set_size import DEFAULT_K
 from ._callables import CallableSource
 from ._calls import ToolResult
 from ._catalog import Catalog, CatalogLimits
@@ -129,7 +130,12 @@ class SchemaRouter:
         limits: CatalogLimits | None = None,
         policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
-        """A router over the tools of the MCP server started by `command args...` (stdio)."""
+        """A router over the tools of the MCP server started by `command args...` (stdio).
+
+        The server gets only the MCP SDK's safe default environment (HOME, PATH and a few
+        more) plus `env`; with `env=None`, that default alone: pass the variables it needs,
+        such as an API key, in `env` (see `McpSource`).
+        """
         source = McpSource.stdio(command, args, env=env, cwd=cwd, name=name, timeout=timeout)
         return await cls.from_sources(source, limits=limits, policy=policy)
 
@@ -230,7 +236,7 @@ class SchemaRouter:
     def retrieve(
         self,
         query: str,
-        k: int = 5,
+        k: int = DEFAULT_K,
         *,
         policy: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
@@ -254,7 +260,7 @@ class SchemaRouter:
     def retrieve_executable(
         self,
         request: PlanRequest | str,
-        k: int = 5,
+        k: int = DEFAULT_K,
         *,
         policy: RetrievalAbstentionPolicy | None = None,
         config: RunConfig | None = None,

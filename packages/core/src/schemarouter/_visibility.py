@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from ._abstention import RetrievalAbstentionPolicy, require_policy
+from ._allow_set_size import DEFAULT_K
 from ._capability import Capability
 from ._catalog import Catalog
 from ._index import LexicalIndex
@@ -61,7 +62,7 @@ class Visibility:
         self,
         router: SchemaRouter,
         *,
-        k: int = 5,
+        k: int = DEFAULT_K,
         abstention: RetrievalAbstentionPolicy | None = None,
         always_visible: Collection[str] | None = None,
         blocked: Collection[str] | None = None,

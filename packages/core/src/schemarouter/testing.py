@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Collection, Hashable, Iterable,
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
+from ._allow_set_size import DEFAULT_K
 from ._evidence import EvidenceReport, LatencySummary
 from ._results import AllowSet, AllowSetProvider, Retrieval
 from ._router import SchemaRouter
@@ -221,7 +222,7 @@ class RaisingVisibility(Visibility):
     `calls` counts the attempts, so a test can prove the adapter asked.
     """
 
-    def __init__(self, router: SchemaRouter, *, error: Exception | None = None, k: int = 5) -> None:
+    def __init__(self, router: SchemaRouter, *, error: Exception | None = None, k: int = DEFAULT_K) -> None:
         super().__init__(router, k=k)
         self.error = error
         self.calls = 0

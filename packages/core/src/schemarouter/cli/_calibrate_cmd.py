@@ -7,13 +7,14 @@ The labelled file is JSON: `{"supported": [{"query": ..., "tools": [...]}, ...],
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any, cast
 
 from rich.table import Table
 
+from .._allow_set_size import DEFAULT_K
 from .._calibrate import CalibrationReport, calibrate
+from .._json_file import read_json_file
 from ..errors import UserError
 from ._common import add_semantic_argument, add_source_arguments, emit_json, load_router, stdout
 
@@ -34,12 +35,7 @@ threshold worth using."""
 
 def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
     """Read a labelled-queries file; raises `UserError` with the reason when it is malformed."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is not JSON: {exc}") from exc
+    data: Any = read_json_file(path, "labelled queries")
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected an object with 'supported' and 'unsupported'")
     document = cast(dict[str, Any], data)
@@ -134,7 +130,9 @@ def register(subparsers: Any) -> None:
     )
     add_source_arguments(parser)
     parser.add_argument("labelled", help="JSON file of supported (query + tools) and unsupported queries")
-    parser.add_argument("-k", "--k", type=int, default=3, help="allow-set size (default 3)")
+    parser.add_argument(
+        "-k", "--k", type=int, default=DEFAULT_K, help=f"allow-set size (default {DEFAULT_K})"
+    )
     parser.add_argument(
         "--target-over-rejection", type=float, default=0.05, help="largest share of supported queries refused"
     )

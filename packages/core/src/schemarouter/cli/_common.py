@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shlex
 import sys
 from typing import Any
@@ -34,7 +35,19 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="COMMAND",
-        help="start an MCP server with this command line and talk to it over stdio",
+        help="start an MCP server with this command line and talk to it over stdio (it sees only a few "
+        "of your environment variables: see --env)",
+    )
+    group.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        type=_environment_entry,
+        metavar="NAME=VALUE",
+        help="set an environment variable in every --stdio server (repeatable); --env NAME passes your "
+        f"own value of NAME. Otherwise a --stdio server inherits only {', '.join(SAFE_INHERITED)} "
+        "(the MCP SDK's safe default on POSIX; Windows has its own list): API keys and other "
+        "secrets reach it only when passed with --env",
     )
     group.add_argument(
         "--url", action="append", default=[], metavar="URL", help="an MCP server's streamable HTTP endpoint"
@@ -58,6 +71,47 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=_seconds, default=20.0, help="seconds per server (default 20)")
 
 
+SAFE_INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+"""What the MCP SDK passes of the caller's environment to a stdio server on POSIX systems
+(`mcp.client.stdio.get_default_environment`); named here for `--help`, which must not import
+the SDK (it takes most of a second)."""
+
+
+def _environment_entry(text: str) -> tuple[str, str]:
+    """One `--env` value, `NAME=VALUE` or `NAME` (the caller's own value of NAME), as a pair.
+
+    Errors name the variable, never its value: a value is often a secret.
+    """
+    name, equals, value = text.partition("=")
+    if not name:
+        raise argparse.ArgumentTypeError("expected NAME=VALUE or NAME: the variable name is missing")
+    if "\0" in name or any(char.isspace() for char in name):
+        raise argparse.ArgumentTypeError(
+            f"{name!r} is not a variable name: expected NAME=VALUE or NAME, without spaces"
+        )
+    if not equals:
+        if name not in os.environ:
+            raise argparse.ArgumentTypeError(
+                f"{name} is not set in this environment; give its value with --env {name}=VALUE"
+            )
+        value = os.environ[name]
+    if "\0" in value:
+        raise argparse.ArgumentTypeError(f"the value of {name} holds a NUL character")
+    return name, value
+
+
+def _environment_from(args: argparse.Namespace) -> dict[str, str] | None:
+    """The variables `--env` sets for the `--stdio` servers; None (the SDK's safe default) without it."""
+    environment: dict[str, str] = {}
+    for name, value in args.env:
+        if name in environment:
+            raise UserError(f"--env {name} is given more than once")
+        environment[name] = value
+    if environment and not args.stdio:
+        raise UserError("--env sets variables for --stdio servers, and no --stdio server is named")
+    return environment or None
+
+
 def _seconds(text: str) -> float:
     """A positive, finite number of seconds (argparse reports anything else as misuse)."""
     try:
@@ -72,6 +126,7 @@ def _seconds(text: str) -> float:
 def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catalog]]:
     """The MCP servers and the tool-definition files the arguments name, with their names."""
     names: list[str] = list(args.name)
+    environment = _environment_from(args)
     servers: list[McpSource] = []
     for command_line in args.stdio:
         try:
@@ -81,7 +136,7 @@ def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catal
         if not parts:
             raise UserError("--stdio needs a command")
         name = names.pop(0) if names else None
-        servers.append(McpSource.stdio(parts[0], parts[1:], name=name, timeout=args.timeout))
+        servers.append(McpSource.stdio(parts[0], parts[1:], env=environment, name=name, timeout=args.timeout))
     for url in args.url:
         name = names.pop(0) if names else None
         servers.append(McpSource.http(url, name=name, timeout=args.timeout))

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._abstention import RetrievalAbstentionPolicy
+from .._allow_set_size import DEFAULT_K
 from .._hybrid import HybridRetriever
 from .._results import AllowSet, Candidate, Retrieval
 from .._router import SchemaRouter
@@ -158,7 +159,9 @@ def register(subparsers: Any) -> None:
     )
     add_source_arguments(parser)
     parser.add_argument("query", help="the request to route")
-    parser.add_argument("-k", "--k", type=int, default=3, help="allow-set size (default 3)")
+    parser.add_argument(
+        "-k", "--k", type=int, default=DEFAULT_K, help=f"allow-set size (default {DEFAULT_K})"
+    )
     parser.add_argument(
         "--min-score", type=float, default=None, help="abstention threshold (see `calibrate`)"
     )
