@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from schemarouter import Catalog, SchemaRouter, ToolSpec
 from schemarouter._index import IndexSettings, LexicalIndex
 from schemarouter._no_route import DEFAULT_GATE, gate
-from schemarouter._text import text_tokens
+from schemarouter._text import joined_whole, text_tokens
 
 TOOLS = [
     ToolSpec("find_carpark", "Find free spaces near a location."),
@@ -114,3 +116,56 @@ def test_a_mixed_case_part_of_a_tool_name_is_indexed_whole() -> None:
     router = SchemaRouter(Catalog.from_specs("demo", MIXED_CASE_TOOLS))
     assert router.retrieve("best iPhone games", 4).names[:1] == ("search_iPhone_apps",)
     assert router.retrieve("best iphone games", 4).names[:1] == ("search_iPhone_apps",)
+
+
+NAMED_TOOLS = [
+    ToolSpec("search_customers", "Search customer records by name or email address."),
+    ToolSpec("get_customer", "Fetch one customer record by its id."),
+    ToolSpec("create_customer", "Create a new customer record."),
+    ToolSpec("update_customer_email", "Change the email address stored on a customer record."),
+    ToolSpec("delete_customer", "Permanently delete a customer record."),
+    ToolSpec("cmd_controller.execute", "Run a shell command on the host."),
+]
+"""Several tools share every specific word of `get_customer` (`get` is everyday English)."""
+
+
+def test_a_tool_name_of_several_parts_is_read_as_one_word() -> None:
+    assert joined_whole("get_customer") == "getcustomer"
+    assert joined_whole("getCustomer") == "getcustomer"
+    assert joined_whole("`cmd_controller.execute`,") == "cmdcontrollerexecute"
+    assert joined_whole("customer") is None  # one part: the word itself is already indexed
+
+
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("get_customer", "get_customer"),
+        ("use get_customer for c-100", "get_customer"),
+        ("call getCustomer with id c-7", "get_customer"),
+        ("run `update_customer_email` for c-9", "update_customer_email"),
+        ("cmd_controller.execute: list the files", "cmd_controller.execute"),
+    ],
+)
+def test_a_request_that_pastes_a_tool_name_routes_to_that_tool(query: str, tool: str) -> None:
+    """Read as its parts alone, `get_customer` hit four tools equally and routed none."""
+    retrieval = SchemaRouter(Catalog.from_specs("demo", NAMED_TOOLS)).retrieve(query, 3)
+    assert retrieval.names[:1] == (tool,)
+    assert retrieval.candidates[0].identifier_score > 0.5
+
+
+def test_a_pasted_tool_name_still_ranks_its_parts() -> None:
+    """The name whole comes after its parts: the tools sharing them still compete below it."""
+    ranked = gate(
+        LexicalIndex(Catalog.from_specs("demo", NAMED_TOOLS)),
+        "get_customer",
+        5,
+        settings=replace(DEFAULT_GATE, identifier_floor=0.0, evidence_floor=0.0),
+    )
+    assert ranked.names[0] == "get_customer"
+    assert {"delete_customer", "create_customer", "search_customers"} <= set(ranked.names)
+
+
+def test_the_parts_of_a_name_written_apart_do_not_name_the_tool() -> None:
+    """Only the name as one word names the tool; its everyday parts in a sentence do not."""
+    retrieval = SchemaRouter(Catalog.from_specs("demo", NAMED_TOOLS)).retrieve("get the customer", 3)
+    assert retrieval.no_route

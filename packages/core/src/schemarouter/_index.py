@@ -35,7 +35,7 @@ from ._segment import MIN_PART, segment
 from ._spelling import american
 from ._stemming import Stemmer
 from ._synonyms import synonyms_by_stem
-from ._text import mixed_case_whole, text_tokens
+from ._text import joined_whole, mixed_case_whole, text_tokens
 from ._typo import Corrector
 
 __all__ = [
@@ -222,7 +222,10 @@ class LexicalIndex:
         # Per tool: term -> field -> term frequency (segments of run-together names count partially)
         doc_counts: list[dict[str, dict[str, float]]] = []
         lengths: list[dict[str, float]] = []
-        for fields in per_doc:
+        # the stems of the tool names written as one word (`get_customer` -> `getcustomer`)
+        name_wholes: set[str] = set()
+        word_terms: set[str] = set()  # the terms of the tools' words, the names whole aside
+        for cap, fields in zip(self._caps, per_doc, strict=True):
             counts: dict[str, dict[str, float]] = {}
             doc_lengths: dict[str, float] = {}
             for name in FIELDS:
@@ -249,6 +252,16 @@ class LexicalIndex:
                             )
                         for part in parts:
                             _count(counts, part, name, segment_weight)
+            # A name of several parts also counts whole, once, outside the field's length: a
+            # request naming the tool (`get_customer`, `getCustomer`) then names this tool alone.
+            word_terms.update(counts)
+            whole = joined_whole(cap.name) or cap.name.casefold()
+            term = terms_of.get(whole)
+            if term is None:
+                term = terms_of[whole] = stem(whole)
+            if term not in counts:
+                _count(counts, term, "name", 1.0)
+            name_wholes.add(term)
             doc_counts.append(counts)
             lengths.append(doc_lengths)
         n_docs = max(len(self._caps), 1)
@@ -301,9 +314,14 @@ class LexicalIndex:
             )
             self._named[term] = np.array(raw_named[term], dtype=np.bool_)
         self._surface_words = frozenset(surface_vocabulary)
+        self._name_wholes = frozenset(name_wholes)
         self._corrector = Corrector({tok for fields in per_doc for name in FIELDS for tok in fields[name]})
-        self._sorted_terms = tuple(self._idf)  # sorted: prefix expansion bisects it per query word
-        self._longest_term = max(map(len, self._idf), default=0)
+        # Prefix matches and joined request words look among the tools' words only: a name whole
+        # is matched as a whole (`recipe` is no prefix of the name `recipe_retrieval`).
+        self._word_terms = frozenset(word_terms)
+        # sorted: prefix expansion bisects it per query word
+        self._sorted_terms = tuple(t for t in self._idf if t in word_terms)
+        self._longest_term = max(map(len, self._sorted_terms), default=0)
         self._resolved: dict[str, QueryTerm] = {}
         self._request_words: dict[str, tuple[str, ...]] = {}
         self._joined: dict[str, bool] = {}
@@ -370,7 +388,7 @@ class LexicalIndex:
             matches.extend(TermMatch(t, settings.prefix_quality, "prefix") for t in longer if t != word)
             # no indexed term is longer than the longest one: a pasted run of letters costs no more
             for end in range(min(len(word) - 1, self._longest_term), settings.min_prefix - 1, -1):
-                if word[:end] in self._idf:
+                if word[:end] in self._word_terms:
                     matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
                     break
             # a misspelt word: the catalog words it may stand for (see `_typo`)
@@ -451,6 +469,10 @@ class LexicalIndex:
         whole = mixed_case_whole(word)
         if whole is not None and self._stemmer.stem(whole) in self._idf:
             return (whole,)
+        # a tool's name pasted into the request (`get_customer`): its parts, then the name whole
+        joined = joined_whole(word)
+        if joined is not None and joined not in parts and self._stemmer.stem(joined) in self._name_wholes:
+            return (*parts, joined)
         return tuple(parts)
 
     def _with_joined(self, tokens: list[str]) -> list[str]:
@@ -472,7 +494,7 @@ class LexicalIndex:
                     indexed = (
                         position < len(terms)
                         and terms[position].startswith(start)
-                        and self._stemmer.stem(joined) in self._idf
+                        and self._stemmer.stem(joined) in self._word_terms
                     )
                     remember(known, joined, indexed, _RESOLVE_CACHE)
                 if indexed:

@@ -13,7 +13,15 @@ import unicodedata
 
 from ._memo import remember
 
-__all__ = ["STOP_WORDS", "identifier_tokens", "is_cjk", "mixed_case_whole", "text_tokens", "word_tokens"]
+__all__ = [
+    "STOP_WORDS",
+    "identifier_tokens",
+    "is_cjk",
+    "joined_whole",
+    "mixed_case_whole",
+    "text_tokens",
+    "word_tokens",
+]
 
 STOP_WORDS = frozenset(
     [
@@ -342,6 +350,19 @@ def mixed_case_whole(word: str) -> str | None:
         return None
     whole = core.casefold()
     return None if whole in STOP_WORDS else whole
+
+
+def joined_whole(identifier: str) -> str | None:
+    """`identifier` (surrounding punctuation aside) as one lower-cased word, when it is made of
+    several identifier parts (`get_customer`, `getCustomer`, `cmd_controller.execute` ->
+    `getcustomer`, `getcustomer`, `cmdcontrollerexecute`); None for a single part. The index
+    keeps a multi-part tool name whole in this form, so that a request that names the tool,
+    however it spells the joins, names that one tool and not only its parts."""
+    core = identifier.strip(_AROUND_WORD)
+    if len(identifier_tokens(core)) < 2:
+        return None
+    joined = "".join(ch for ch in unicodedata.normalize("NFKC", core).casefold() if ch.isalnum())
+    return joined or None
 
 
 def text_tokens(text: str, wholes: bool = False) -> list[str]:
