@@ -97,3 +97,15 @@ def test_bad_urls_are_misuse(url: str) -> None:
 async def test_only_mcp_kind_is_supported() -> None:
     with pytest.raises(UserError, match="kind"):
         await SchemaRouter.from_url("http://127.0.0.1:1/mcp", kind="openapi")  # type: ignore[arg-type]
+
+
+def test_a_source_repr_leaves_out_its_environment_and_headers() -> None:
+    """Secrets passed to a server (an API key in `env`, a bearer token in `headers`) must not
+    reach logs and tracebacks through the source's repr."""
+    stdio = McpSource.stdio("my-server", env={"CRM_API_KEY": "sk-secret-1"}, name="crm")
+    http = McpSource.http(
+        "http://127.0.0.1:9/mcp", name="crm", headers={"Authorization": "Bearer tok-secret-2"}
+    )
+    assert "sk-secret-1" not in repr(stdio)
+    assert "tok-secret-2" not in repr(http)
+    assert "my-server" in repr(stdio)  # the rest of the source still shows

@@ -270,7 +270,7 @@ async def _output_guardrail_sees_a_result(
 async def run_validation(
     config: RoutingConfig | None = None, *, artifacts_dir: str | Path = "artifacts"
 ) -> EvidenceReport:
-    """Run the validation with `config` (default `RoutingConfig(k=3)`), write
+    """Run the validation with `config` (default `RoutingConfig()`, the default allow-set size), write
     `<artifacts_dir>/external-validation-openai-agents.json` and return the report.
 
     This is also the `schemarouter.adapters` entry point `schemarouter demo` calls.
@@ -282,7 +282,7 @@ async def run_validation(
         async with MCPServerStdio(params, name=SOURCE, client_session_timeout_seconds=30) as unfiltered:
             catalog = await mirror_mcp_server(unfiltered)
         schema_router = SchemaRouter(catalog)
-        visibility = (config or RoutingConfig(k=3)).visibility(schema_router)
+        visibility = (config or RoutingConfig()).visibility(schema_router)
         visibility.allow_set("warm up")  # one-off index build and lazy tables, kept out of per-request timing
         routing = OpenAIAgentsRouter(visibility)
         probe = GuardrailProbe(GUARDRAIL_TRIP_VALUE)

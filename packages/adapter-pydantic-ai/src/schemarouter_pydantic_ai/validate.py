@@ -119,13 +119,13 @@ async def _output_guardrail_preserved(agent: Agent[RunDeps, Any]) -> bool:
 async def run_validation(
     config: RoutingConfig | None = None, *, artifacts_dir: str | Path = "artifacts"
 ) -> EvidenceReport:
-    """Validate with `config` (default `RoutingConfig(k=3)`), write the artifact into
+    """Validate with `config` (default `RoutingConfig()`, the default allow-set size), write the artifact into
     `artifacts_dir` and return the report.
 
     This is also the `schemarouter.adapters` entry point `schemarouter demo` calls.
     """
     with tempfile.TemporaryDirectory(prefix="schemarouter-validate-") as tmp:
-        report = await _validate(config or RoutingConfig(k=3), Path(tmp) / "calls.jsonl")
+        report = await _validate(config or RoutingConfig(), Path(tmp) / "calls.jsonl")
     report.write(Path(artifacts_dir) / ARTIFACT.name)
     return report
 

@@ -106,10 +106,12 @@ class McpSource:
     transport: Literal["stdio", "http"]
     command: str | None = None
     args: Sequence[str] = ()
-    env: Mapping[str, str] | None = None
+    env: Mapping[str, str] | None = field(default=None, repr=False)
+    """Often holds secrets (API keys): left out of `repr`, so logs and tracebacks do not show it."""
     cwd: str | None = None
     url: str | None = None
-    headers: Mapping[str, str] | None = None
+    headers: Mapping[str, str] | None = field(default=None, repr=False)
+    """Often holds credentials (`Authorization`): left out of `repr`, like `env`."""
     timeout: float = _DEFAULT_TIMEOUT
     """Seconds for connecting plus one request (discovery or a call)."""
     _label: str = field(init=False, repr=False, compare=False)
