@@ -69,6 +69,26 @@ def test_calibrate_reads_labelled_queries(tmp_path: Path, capsys: pytest.Capture
     assert out["policy"]["min_score"] == out["threshold"]
     assert out["heldout_supported"] + out["tuning_supported"] == len(SUPPORTED_CASES)
     assert out["curve"]
+    assert (out["mode"], out["encoder"]) == ("lexical", None)  # a threshold belongs to its mode
+
+
+def test_calibrate_text_names_the_mode_its_threshold_is_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labelled = tmp_path / "labelled.json"
+    labelled.write_text(
+        json.dumps(
+            {
+                "supported": [{"query": c.query, "tools": list(c.required_tools)} for c in SUPPORTED_CASES],
+                "unsupported": list(UNSUPPORTED_QUERIES),
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert main(["calibrate", "--stdio", _server(tmp_path / "c.jsonl"), str(labelled), "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "mode lexical" in out
+    assert "use it: Visibility(router," in out
 
 
 def test_calibrate_rejects_a_malformed_file(tmp_path: Path) -> None:

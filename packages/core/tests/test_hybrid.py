@@ -382,12 +382,44 @@ def test_route_cli_shows_the_mode_and_the_semantic_signal(tmp_path: Path) -> Non
     query = "erase the customer record c-200"
     hybrid = subprocess.run([*cli, "--semantic", "--json", query], capture_output=True, text=True, check=True)
     report = json.loads(hybrid.stdout)
-    assert report["mode"].startswith("hybrid (wordllama-")
+    assert report["mode"] == "hybrid"
+    assert report["encoder"].startswith("wordllama-")
     assert "delete_customer" in report["names"]
     decision = next(d for d in report["decisions"] if d["route"] == "fixture:delete_customer")
     assert decision["detail"] in {"hybrid_agree", "semantic_match", "lexical_gate"}
     candidate = next(c for c in report["candidates"] if c["route"] == "fixture:delete_customer")
     assert any(s["field"] == SEMANTIC_FIELD for s in candidate["signals"])
     lexical = subprocess.run([*cli, "--json", query], capture_output=True, text=True, check=True)
-    assert json.loads(lexical.stdout)["mode"] == "lexical"
+    lexical_report = json.loads(lexical.stdout)
+    assert (lexical_report["mode"], lexical_report["encoder"]) == ("lexical", None)
+
+
+def test_calibrate_cli_names_the_hybrid_mode_of_its_threshold(tmp_path: Path) -> None:
+    fixture = pytest.importorskip(
+        "schemarouter_conformance", reason="the conformance package is not installed"
+    )
+    command, args = fixture.stdio_command(tmp_path / "calls.jsonl")
+    labelled = tmp_path / "labelled.json"
+    labelled.write_text(
+        json.dumps(
+            {
+                "supported": [
+                    {"query": c.query, "tools": list(c.required_tools)} for c in fixture.SUPPORTED_CASES
+                ],
+                "unsupported": list(fixture.UNSUPPORTED_QUERIES),
+            }
+        ),
+        encoding="utf-8",
+    )
+    cli = [sys.executable, "-m", "schemarouter.cli", "calibrate", "--stdio", shlex.join([command, *args])]
+    text = subprocess.run([*cli, "--semantic", str(labelled)], capture_output=True, text=True, check=True)
+    assert "mode hybrid (wordllama-" in text.stdout
+    assert "Visibility(router.with_semantic()," in text.stdout  # the threshold is not for a lexical router
+    report = json.loads(
+        subprocess.run(
+            [*cli, "--semantic", "--json", str(labelled)], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    assert report["mode"] == "hybrid"
+    assert report["encoder"].startswith("wordllama-")
     assert fixture.read_call_log(tmp_path / "calls.jsonl") == []

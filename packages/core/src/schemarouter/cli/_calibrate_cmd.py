@@ -16,7 +16,15 @@ from .._allow_set_size import DEFAULT_K
 from .._calibrate import CalibrationReport, calibrate
 from .._json_file import read_json_file
 from ..errors import UserError
-from ._common import add_semantic_argument, add_source_arguments, emit_json, load_router, stdout
+from ._common import (
+    add_semantic_argument,
+    add_source_arguments,
+    emit_json,
+    encoder_name,
+    load_router,
+    mode_text,
+    stdout,
+)
 
 __all__ = ["load_labelled", "register"]
 
@@ -66,7 +74,8 @@ def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
     return supported, [str(q) for q in cast(list[Any], negatives)]
 
 
-def _print(report: CalibrationReport) -> None:
+def _print(report: CalibrationReport, mode: str) -> None:
+    stdout.print(f"mode {mode}: the threshold holds for a router of this mode only", markup=False)
     stdout.print(
         f"threshold (min_score) = {report.threshold}  chosen on {report.tuning_supported} supported / "
         f"{report.tuning_unsupported} unsupported queries for <= {report.target_over_rejection:.0%} over-rejection"
@@ -96,8 +105,10 @@ def _print(report: CalibrationReport) -> None:
             f"{point.recall_at_k:.1%}",
         )
     stdout.print(table)
+    built = "router" if mode == "lexical" else "router.with_semantic()"
     stdout.print(
-        f"use it: Visibility(router, k={report.k}, abstention=RetrievalAbstentionPolicy(min_score={report.threshold}))"
+        f"use it: Visibility({built}, k={report.k}, "
+        f"abstention=RetrievalAbstentionPolicy(min_score={report.threshold}))"
     )
 
 
@@ -113,9 +124,16 @@ async def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     if args.json:
-        emit_json({**report.to_dict(), "policy": {"min_score": report.policy.min_score}})
+        emit_json(
+            {
+                **report.to_dict(),
+                "policy": {"min_score": report.policy.min_score},
+                "mode": router.mode,
+                "encoder": encoder_name(router),
+            }
+        )
     else:
-        _print(report)
+        _print(report, mode_text(router))
     return 0
 
 

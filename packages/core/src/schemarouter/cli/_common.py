@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from .._catalog import Catalog
+from .._hybrid import HybridRetriever
 from .._mcp import McpSource
 from .._router import SchemaRouter
 from ..errors import UserError
@@ -166,3 +167,15 @@ async def load_router(args: argparse.Namespace) -> SchemaRouter:
 
 def emit_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+
+
+def encoder_name(router: SchemaRouter) -> str | None:
+    """The hybrid mode's encoder, or None for a lexical router."""
+    retriever = router.retriever
+    return retriever.encoder_name if isinstance(retriever, HybridRetriever) else None
+
+
+def mode_text(router: SchemaRouter) -> str:
+    """`lexical`, or `hybrid (<encoder>)`: what a terminal reader is told."""
+    encoder = encoder_name(router)
+    return "lexical" if encoder is None else f"hybrid ({encoder})"

@@ -13,9 +13,16 @@ from .._abstention import RetrievalAbstentionPolicy
 from .._allow_set_size import DEFAULT_K
 from .._hybrid import HybridRetriever
 from .._results import AllowSet, Candidate, Retrieval
-from .._router import SchemaRouter
 from .._visibility import Visibility
-from ._common import add_semantic_argument, add_source_arguments, emit_json, load_router, stdout
+from ._common import (
+    add_semantic_argument,
+    add_source_arguments,
+    emit_json,
+    encoder_name,
+    load_router,
+    mode_text,
+    stdout,
+)
 
 __all__ = ["register"]
 
@@ -41,8 +48,10 @@ def route_to_json(
     mode: str = "lexical",
     skipped: int = 0,
     unweighed: tuple[str, ...] = (),
+    encoder: str | None = None,
 ) -> dict[str, Any]:
-    """`skipped`: tools the catalog could not load (`schemarouter catalog` lists them);
+    """`mode`: `lexical` or `hybrid`; `encoder`: the hybrid mode's encoder (None in lexical mode);
+    `skipped`: tools the catalog could not load (`schemarouter catalog` lists them);
     `unweighed`: the request's words past the first 64, which routing did not weigh (counted)."""
     return {
         "query": allow.query,
@@ -58,6 +67,7 @@ def route_to_json(
         "candidates": [_candidate_json(c) for c in (*retrieval.candidates, *retrieval.dropped)],
         "matched_tools": retrieval.matched,
         "mode": mode,
+        "encoder": encoder,
         "skipped_tools": skipped,
         "unweighed_words": len(unweighed),
     }
@@ -85,13 +95,6 @@ def _evidence_text(cand: Candidate | None) -> str:
     return ", ".join([*lexical, semantic] if semantic else lexical)
 
 
-def _mode_text(router: SchemaRouter) -> str:
-    retriever = router.retriever
-    if isinstance(retriever, HybridRetriever):
-        return f"hybrid ({retriever.encoder_name})"
-    return "lexical"
-
-
 async def run(args: argparse.Namespace) -> int:
     router = await load_router(args)
     policy = RetrievalAbstentionPolicy(min_score=args.min_score) if args.min_score is not None else None
@@ -100,7 +103,11 @@ async def run(args: argparse.Namespace) -> int:
     retrieval = router.retrieve(args.query, args.k, policy=policy)
     unweighed = router.index.unweighed_words(args.query)
     if args.json:
-        emit_json(route_to_json(allow, retrieval, _mode_text(router), len(router.catalog.skipped), unweighed))
+        emit_json(
+            route_to_json(
+                allow, retrieval, router.mode, len(router.catalog.skipped), unweighed, encoder_name(router)
+            )
+        )
         return 0
     by_route = {c.route: c for c in (*retrieval.candidates, *retrieval.dropped)}
     if allow.no_route:
@@ -135,7 +142,7 @@ async def run(args: argparse.Namespace) -> int:
         f"{len(allow.routed)} routed of {len(router.catalog)} tools (k={args.k}); "
         f"{retrieval.matched} {'competed' if isinstance(router.retriever, HybridRetriever) else 'matched a query word'}; "
         f"catalog {allow.catalog_version[:12]}; "
-        f"mode {_mode_text(router)}"
+        f"mode {mode_text(router)}"
     )
     if not len(router.catalog):
         stdout.print("[yellow]the catalog is empty: no tool can be routed[/]", markup=True)
