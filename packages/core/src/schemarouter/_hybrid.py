@@ -110,7 +110,10 @@ class HybridPolicy:
     """Least cosine for a tool with no lexical evidence; in (0, 1] (a cosine of 0, an unrelated
     tool or a zero vector, is never evidence)."""
     depth: int = 20
-    """How many best tools of each signal (lexical and semantic) compete in the fusion."""
+    """How many best tools of each signal (lexical and semantic) compete in the fusion, and get
+    a place. The lexical side is always asked for this many, whatever `k` is, so that the
+    ranking does not depend on `k`; for a `k` above it, only the semantic side's next best
+    tools (with no place) fill the rest: raise it with such a `k`."""
     clause_weight: float = 0.5
     """Ranking, for a request of several sentences or steps: each tool's cosine moves this far
     from the whole request's towards its best clause's (see `clauses`), so that every part of a
@@ -239,9 +242,11 @@ class HybridRetriever:
         import numpy as np
 
         hp = self.policy
-        depth = max(k, hp.depth)
-        # The lexical gate keeps up to k and reports its best refused tools: enough to fuse.
-        lexical = self.lexical.retrieve(query, k, None, preferred_route, explain)
+        depth = hp.depth
+        # The lexical side is asked for its best `depth` tools whatever k is, so that the gate's
+        # verdicts and places the fusion reads do not depend on k: the allow-set at k is then
+        # the first k of a longer one (a gate capped at k would hand its bonus to other tools).
+        lexical = self.lexical.retrieve(query, depth, None, preferred_route, explain)
         reported = (*lexical.candidates, *lexical.dropped)
         # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
         lex_top = heapq.nsmallest(depth, reported, key=_lexical_order)
@@ -258,9 +263,15 @@ class HybridRetriever:
         # the no-route decision reads the whole request's cosine alone.
         meaning = sims if by_clause is None else sims + hp.clause_weight * (by_clause - sims)
         size = int(sims.shape[0])
-        sem_top: list[int] = (
-            np.argpartition(-meaning, depth - 1)[:depth].tolist() if depth < size else list(range(size))
-        )
+        # A k above depth needs more tools than depth: the semantic side's next best join the
+        # pool with no place bonus, so they rank below every tool of its best `depth`.
+        wanted = max(k, depth)
+        sem_top: list[int] = list(range(size))
+        if wanted < size:
+            # every tool at least as close as the wanted-th, ties included (in route order), so
+            # that which of two equally close tools competes does not depend on k either
+            least = np.partition(meaning, size - wanted)[size - wanted]
+            sem_top = np.flatnonzero(meaning >= least).tolist()
         lex_at = {position[c.route]: c for c in lex_top}
         pool = dict.fromkeys(lex_at)
         pool.update(dict.fromkeys(sem_top))
@@ -272,7 +283,7 @@ class HybridRetriever:
         closeness_of = dict(zip(at, closeness, strict=True))
         # places within each signal's own ranking, from 1; ties broken by route
         by_meaning = sorted(sem_top, key=lambda i: (-closeness_of[i], routes[i]))
-        sem_place = {i: place for place, i in enumerate(by_meaning, 1)}
+        sem_place = {i: place for place, i in enumerate(by_meaning[:depth], 1)}
         lex_place = {i: place for place, i in enumerate(lex_at, 1)}
         best_rank = max((c.rank_score for c in lex_top), default=0.0)
         best_evidence = max((c.score for c in lex_top), default=0.0)
