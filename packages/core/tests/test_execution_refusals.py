@@ -181,6 +181,19 @@ async def test_an_expired_plan_is_refused(served: Served) -> None:
     assert_refused(info, RefusalReason.PLAN_EXPIRED, served)
 
 
+async def test_a_plan_issued_ahead_of_the_clock_is_refused(served: Served) -> None:
+    """Bug: only expiry was checked, so a plan stayed runnable after the clock was set back."""
+    clock = Clock()
+    router = served.router(clock=clock, plan_ttl=120)
+    retrieval = router.retrieve_executable(ADD, 3)
+    plan = router.plan_executable(ADD)
+    clock.now -= 30
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(router, retrieval, plan)
+    assert_refused(info, RefusalReason.PLAN_ISSUED_IN_FUTURE, served)
+    assert "30 s ahead" in str(info.value)
+
+
 async def test_an_altered_plan_is_refused(served: Served) -> None:
     router = served.router()
     plan = router.plan_executable(ADD)
@@ -199,26 +212,49 @@ async def test_a_plan_for_another_request_is_refused(served: Served) -> None:
     assert_refused(info, RefusalReason.REQUEST_MISMATCH, served)
 
 
-@pytest.mark.parametrize(
-    "executing", [RunConfig(principal="bob"), None], ids=["other-principal", "no-config"]
-)
-async def test_a_plan_for_another_principal_is_refused(served: Served, executing: RunConfig | None) -> None:
+# Pairs of principals that are different identities; the later ones are equal under `==`.
+OTHER_PRINCIPALS = [
+    pytest.param("alice", "bob", id="other-name"),
+    pytest.param(1, True, id="int-then-bool"),
+    pytest.param(True, 1, id="bool-then-int"),
+    pytest.param(1, 1.0, id="int-then-float"),
+    pytest.param(0, False, id="zero-then-false"),
+    pytest.param(("tenant", 1), ("tenant", True), id="tuple-member"),
+    pytest.param(frozenset({1}), frozenset({1.0}), id="frozenset-member"),
+]
+
+
+@pytest.mark.parametrize(("planned", "executing"), OTHER_PRINCIPALS)
+async def test_a_plan_for_another_principal_is_refused(served: Served, planned: Any, executing: Any) -> None:
+    """Bug: principals were compared by `==`, so a plan made for 1 ran for True and 1.0."""
     router = served.router()
-    alice = RunConfig(principal="alice")
-    retrieval = router.retrieve_executable(ADD, 3, config=alice)
-    plan = router.plan_executable(ADD, config=alice)
+    config = RunConfig(principal=planned)
+    retrieval = router.retrieve_executable(ADD, 3, config=config)
+    plan = router.plan_executable(ADD, config=config)
     with pytest.raises(PolicyViolationError) as info:
-        await execute_selective_plan(router, retrieval, plan, config=executing)
+        await execute_selective_plan(router, retrieval, plan, config=RunConfig(principal=executing))
     assert_refused(info, RefusalReason.PRINCIPAL_MISMATCH, served)
 
 
-async def test_a_retrieval_and_plan_for_different_principals_are_refused(served: Served) -> None:
+async def test_a_plan_for_a_principal_is_refused_without_a_config(served: Served) -> None:
     router = served.router()
     alice = RunConfig(principal="alice")
-    retrieval = router.retrieve_executable(ADD, 3, config=RunConfig(principal="bob"))
     plan = router.plan_executable(ADD, config=alice)
     with pytest.raises(PolicyViolationError) as info:
-        await execute_selective_plan(router, retrieval, plan, config=alice)
+        await execute_selective_plan(router, router.retrieve_executable(ADD, 3, config=alice), plan)
+    assert_refused(info, RefusalReason.PRINCIPAL_MISMATCH, served)
+
+
+@pytest.mark.parametrize(("retrieved_for", "planned"), OTHER_PRINCIPALS)
+async def test_a_retrieval_and_plan_for_different_principals_are_refused(
+    served: Served, retrieved_for: Any, planned: Any
+) -> None:
+    router = served.router()
+    config = RunConfig(principal=planned)
+    retrieval = router.retrieve_executable(ADD, 3, config=RunConfig(principal=retrieved_for))
+    plan = router.plan_executable(ADD, config=config)
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(router, retrieval, plan, config=config)
     assert_refused(info, RefusalReason.RETRIEVAL_PRINCIPAL_MISMATCH, served)
 
 

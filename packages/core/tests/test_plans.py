@@ -8,7 +8,7 @@ import dataclasses
 import json
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -318,3 +318,64 @@ async def test_plans_from_another_router_or_edited_after_issue_fail_the_seal() -
     assert info.value.reason == RefusalReason.PLAN_SEAL_INVALID
     result = await execute_selective_plan(router, router.retrieve_executable(plan.request, 3), plan)
     assert result.structured == "Paris"
+
+
+# -- issue time and principal -------------------------------------------------------------------
+
+
+def _logging_router(clock: Clock, calls: list[str]) -> SchemaRouter:
+    def get_weather_forecast(city: str) -> str:
+        """Get the weather forecast for a city."""
+        calls.append(city)
+        return city
+
+    return SchemaRouter.from_callables([get_weather_forecast], name="py", policy=ExecutionPolicy(clock=clock))
+
+
+WEATHER = PlanRequest("weather forecast for Paris", {"city": "Paris"})
+
+
+@pytest.mark.parametrize("set_back", [1.5, 60.0, 86_400.0])
+async def test_a_plan_ahead_of_the_clock_runs_only_within_the_one_second_tolerance(set_back: float) -> None:
+    """Bug: a plan whose issue time was ahead of the clock (the clock set back) ran."""
+    clock = Clock()
+    calls: list[str] = []
+    router = _logging_router(clock, calls)
+    plan = router.plan_executable(WEATHER)
+    clock.now -= set_back
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(router, router.retrieve_executable(WEATHER, 3), plan)
+    assert (info.value.reason, calls) == (RefusalReason.PLAN_ISSUED_IN_FUTURE, [])
+    clock.now = plan.issued_at - 1.0  # a step back of at most the documented tolerance still runs
+    result = await execute_selective_plan(router, router.retrieve_executable(WEATHER, 3), plan)
+    assert (result.structured, calls) == ("Paris", ["Paris"])
+
+
+class Member(NamedTuple):
+    tenant: str
+    user: int
+
+
+@pytest.mark.parametrize(
+    ("planned", "same", "look_alike"),
+    [
+        pytest.param(1, 1, True, id="int-bool"),
+        pytest.param(2**70, 2**70 + 0, 2.0**70, id="big-int-float"),
+        pytest.param(("t", 1), ("t", 1), ("t", 1.0), id="tuple"),
+        pytest.param(Member("t", 1), Member("t", 1), ("t", 1), id="named-tuple-plain-tuple"),
+        pytest.param(frozenset({"a", 1}), frozenset([1, "a"]), frozenset({"a", True}), id="frozenset"),
+    ],
+)
+async def test_a_plan_runs_for_its_own_principal_only(planned: Any, same: Any, look_alike: Any) -> None:
+    """Bug: a plan made for principal 1 ran for True, because principals were compared by `==`."""
+    assert look_alike == planned  # what the old comparison said
+    calls: list[str] = []
+    router = _logging_router(Clock(), calls)
+    plan = router.plan_executable(WEATHER, config=RunConfig(principal=planned))
+    retrieval = router.retrieve_executable(WEATHER, 3, config=RunConfig(principal=planned))
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(router, retrieval, plan, config=RunConfig(principal=look_alike))
+    assert (info.value.reason, calls) == (RefusalReason.PRINCIPAL_MISMATCH, [])
+    assert type(look_alike).__name__ in str(info.value)
+    result = await execute_selective_plan(router, retrieval, plan, config=RunConfig(principal=same))
+    assert (result.structured, calls) == ("Paris", ["Paris"])

@@ -7,7 +7,7 @@ makes the call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from ._arguments import FrozenArguments
 from ._callables import CallableSource
 from ._capability import Capability
 from ._mcp import McpSource
-from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, sealed_arguments
+from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, same_principal, sealed_arguments
 from ._policy import PolicyDecision
 from ._refusal import RefusalReason, refuse
 from ._results import Retrieval
@@ -29,9 +29,17 @@ from .errors import UserError
 if TYPE_CHECKING:
     from ._router import SchemaRouter
 
-__all__ = ["ClearedCall", "check_plan", "check_shortlist"]
+__all__ = ["PLAN_CLOCK_STEP_TOLERANCE", "ClearedCall", "check_plan", "check_shortlist"]
 
 _MAX_REPORTED_ERRORS = 3
+
+PLAN_CLOCK_STEP_TOLERANCE = 1.0
+"""Seconds a plan's issue time may be ahead of the policy's clock and still run.
+
+The default clock is the wall clock (`time.time`), which time synchronisation may step back;
+the small steps it makes while a process runs should not refuse a plan made a moment before.
+Plans never come from another process or machine (the seal key lives in the issuing router),
+so this absorbs one clock's own steps, not skew between clocks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +90,11 @@ def _check_arguments(capability: Capability, arguments: Mapping[str, Any]) -> No
         )
 
 
+def _described(principal: Hashable | None) -> str:
+    """A principal for a refusal message, with its type: `1` and `True` must read differently."""
+    return f"{principal!r} ({type(principal).__name__})"
+
+
 def _check_pairing(router: SchemaRouter, retrieval: ExecutableRetrieval, plan: ExecutionPlan) -> None:
     if not isinstance(retrieval, ExecutableRetrieval):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise UserError(
@@ -93,10 +106,11 @@ def _check_pairing(router: SchemaRouter, retrieval: ExecutableRetrieval, plan: E
             "the plan and the retrieval were made for different requests",
             route=plan.route,
         )
-    if retrieval.principal != plan.principal:
+    if not same_principal(retrieval.principal, plan.principal):
         refuse(
             RefusalReason.RETRIEVAL_PRINCIPAL_MISMATCH,
-            f"the retrieval was made for principal {retrieval.principal!r}, the plan for {plan.principal!r}",
+            f"the retrieval was made for principal {_described(retrieval.principal)}, "
+            f"the plan for {_described(plan.principal)}",
             route=plan.route,
         )
     if retrieval.catalog_version != router.catalog.version:
@@ -175,7 +189,15 @@ def check_plan(
     if arguments is None:
         refuse(RefusalReason.PLAN_SEAL_INVALID, "the plan was not issued by this router or was altered since")
     now = policy.clock()
-    if now > plan.expires_at:
+    # Written so that a clock reading that compares false with everything (NaN) is refused.
+    if not now >= plan.issued_at - PLAN_CLOCK_STEP_TOLERANCE:
+        refuse(
+            RefusalReason.PLAN_ISSUED_IN_FUTURE,
+            f"the plan was issued {plan.issued_at - now:.3g} s ahead of the clock "
+            f"(at most {PLAN_CLOCK_STEP_TOLERANCE:g} s is allowed; was the clock set back?)",
+            route=plan.route,
+        )
+    if not now <= plan.expires_at:
         ttl = plan.expires_at - plan.issued_at
         refuse(
             RefusalReason.PLAN_EXPIRED,
@@ -183,10 +205,10 @@ def check_plan(
             route=plan.route,
         )
     principal = config.principal if config is not None else None
-    if plan.principal != principal:
+    if not same_principal(plan.principal, principal):
         refuse(
             RefusalReason.PRINCIPAL_MISMATCH,
-            f"the plan was made for principal {plan.principal!r}, not {principal!r}",
+            f"the plan was made for principal {_described(plan.principal)}, not {_described(principal)}",
             route=plan.route,
         )
     catalog = router.catalog

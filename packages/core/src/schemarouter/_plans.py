@@ -15,7 +15,7 @@ import threading
 import weakref
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ._abstention import RetrievalAbstentionPolicy
 from ._arguments import FrozenArguments
@@ -36,7 +36,9 @@ __all__ = [
     "as_request",
     "frozen_arguments",
     "make_plan",
+    "principal_identity",
     "retrieve_for_request",
+    "same_principal",
     "sealed_arguments",
     "verify_seal",
 ]
@@ -107,9 +109,40 @@ def as_request(request: PlanRequest | str) -> PlanRequest:
 @dataclass(frozen=True, slots=True)
 class RunConfig:
     """Per-run context for execution. `principal` is who the run acts for (any hashable
-    identity); plans and retrievals are bound to it and a mismatch is refused."""
+    identity); plans and retrievals are bound to it and a mismatch is refused. Principals
+    match only when `same_principal` says so: `1`, `True` and `1.0` are three principals."""
 
     principal: Hashable | None = None
+
+
+def principal_identity(principal: Hashable | None) -> object:
+    """What makes a principal the one it is: its exact type with its value, and for a tuple or
+    frozenset (named tuples included) the identity of each element.
+
+    Python's `==` says `1 == True == 1.0` and `(1,) == (True,)`; identities of different types
+    never compare equal, so a plan made for one of those values does not run for another.
+    Values of other types are compared by their own `==`, and only with values of the very
+    same type.
+    """
+    kind = type(principal)
+    if isinstance(principal, tuple):
+        members = cast("tuple[Hashable, ...]", principal)
+        return (kind, tuple(principal_identity(member) for member in members))
+    if isinstance(principal, frozenset):
+        elements = cast("frozenset[Hashable]", principal)
+        return (kind, frozenset(principal_identity(element) for element in elements))
+    return (kind, principal)
+
+
+def same_principal(first: Hashable | None, second: Hashable | None) -> bool:
+    """Are these the same principal? The one comparison the execution boundary makes between
+    the principals of a plan, a retrieval and a run (see `principal_identity`). A principal
+    whose identity cannot be worked out (nested too deeply, or holding an unhashable value)
+    is the same as no other, so the check fails closed."""
+    try:
+        return principal_identity(first) == principal_identity(second)
+    except (RecursionError, TypeError):
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +251,7 @@ def _router_key(router: SchemaRouter) -> bytes:
 
 
 def _seal_body(plan: ExecutionPlan, arguments: FrozenArguments) -> bytes:
-    # The principal is compared by equality elsewhere; its repr pins it in the seal.
+    # The principal is compared by `same_principal` elsewhere; its type and repr pin it here.
     return canonical_bytes(
         {
             "request": {

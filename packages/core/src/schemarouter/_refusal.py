@@ -34,6 +34,9 @@ class RefusalReason(StrEnum):
     """The plan or the retrieval was made over another catalog version than the router's."""
     PLAN_EXPIRED = "plan_expired"
     """The plan is older than its time-to-live."""
+    PLAN_ISSUED_IN_FUTURE = "plan_issued_in_future"
+    """The plan's issue time is ahead of the clock by more than the allowed clock step (the
+    clock was set back since the plan was made)."""
     PLAN_SEAL_INVALID = "plan_seal_invalid"
     """The plan was not issued by this router, or was altered after it was issued."""
     REQUEST_MISMATCH = "request_mismatch"
