@@ -7,14 +7,28 @@ no semantic extra is needed.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from schemarouter import Catalog, SchemaRouter, ToolSpec, UserError
+from schemarouter import (
+    Catalog,
+    ExecutionPolicy,
+    PlanRequest,
+    RetrievalAbstentionPolicy,
+    RoutingError,
+    SchemaRouter,
+    ToolSpec,
+    UserError,
+    Visibility,
+    ainvoke_selective,
+    execute_selective_plan,
+)
 from schemarouter._hybrid import HybridPolicy
+from schemarouter._semantic import WordLlamaEncoder
 
 CATALOG = Catalog.from_specs(
     "ops",
@@ -52,10 +66,10 @@ class WordsEncoder:
         {"min_confidence": "0.3"},
         {"min_confidence": None},
         {"min_confidence": True},
-        {"semantic_floor": float("nan")},
+        {"semantic_floor": "0.2"},
         {"semantic_floor": 0.0},
         {"semantic_floor": -0.5},
-        {"agree_cosine": float("nan")},
+        {"agree_cosine": 0.0},
         {"agree_cosine": "0.1"},
         {"rank_weight": float("nan")},
         {"gate_weight": float("inf")},
@@ -66,7 +80,7 @@ class WordsEncoder:
         {"depth": True},
         {"depth": "20"},
         {"depth": None},
-        {"clause_weight": float("nan")},
+        {"clause_weight": None},
         {"clause_weight": True},
         {"clause_weight": "0.5"},
     ],
@@ -81,8 +95,157 @@ def test_a_nan_confidence_floor_cannot_turn_abstention_off() -> None:
         SchemaRouter(CATALOG).with_semantic(WordsEncoder(), policy=HybridPolicy(min_confidence=float("nan")))
 
 
+def test_the_confidence_floor_may_reach_the_top_of_the_fused_score_but_not_beyond() -> None:
+    assert HybridPolicy(min_confidence=0.0)
+    assert HybridPolicy(min_confidence=1.5)
+    assert HybridPolicy(lexical_weight=1.0, min_confidence=2.0)
+    with pytest.raises(UserError, match=r"\[0, 1.5\]"):
+        HybridPolicy(min_confidence=1.5001)
+
+
+class RaisingEncoder(WordsEncoder):
+    """Encodes the tool texts, then fails on requests once `broken` is set."""
+
+    def __init__(self) -> None:
+        self.broken = False
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        if self.broken:
+            raise ValueError("the model went away")
+        return super().encode(texts)
+
+
+class ScriptedEncoder(WordsEncoder):
+    """Tool texts as `WordsEncoder` has them; every request as `answer` (whatever it is)."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+        self.tools_done = False
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        if not self.tools_done:
+            self.tools_done = True
+            return super().encode(texts)
+        return self.answer
+
+
+class ReadsEncoder(WordsEncoder):
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def reads(self, text: str) -> Any:
+        return self.answer
+
+
+def _lookups() -> tuple[SchemaRouter, list[str]]:
+    calls: list[str] = []
+
+    def send_email(to: str) -> str:
+        """Send an email message to a recipient."""
+        calls.append(to)
+        return "sent"
+
+    policy = ExecutionPolicy(classification={"send_email": "read_only"})
+    return SchemaRouter.from_callables([send_email], name="py", policy=policy), calls
+
+
 @pytest.mark.parametrize(
-    "good", [{"min_confidence": 0}, {"min_confidence": 1.5}, {"depth": 1}, {"clause_weight": 1}]
+    "answer",
+    [
+        [[1.0] * 32, [1.0]],  # ragged
+        {"vector": [1.0] * 32},
+        [["1.0"] * 32],  # numeric strings
+        [[True] * 32],
+        [[1j] * 32],
+    ],
+    ids=["ragged", "dict", "strings", "bools", "complex"],
 )
-def test_edge_values_in_range_are_accepted(good: dict[str, Any]) -> None:
-    assert HybridPolicy(**good)
+def test_a_request_vector_that_is_no_array_of_reals_is_a_routing_error(answer: Any) -> None:
+    router = SchemaRouter(CATALOG).with_semantic(ScriptedEncoder(answer))
+    with pytest.raises(RoutingError, match="words-32"):
+        router.retrieve("send an email", 3)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda encoder: encoder.__setattr__("dim", "32"),
+        lambda encoder: encoder.__setattr__("dim", None),
+        lambda encoder: encoder.__setattr__("dim", 0),
+        lambda encoder: encoder.__setattr__("dim", True),
+        lambda encoder: encoder.__setattr__("name", 7),
+        lambda encoder: encoder.__setattr__("name", None),
+    ],
+    ids=["dim-str", "dim-none", "dim-zero", "dim-bool", "name-int", "name-none"],
+)
+def test_a_badly_described_encoder_is_a_setup_error(make: Any) -> None:
+    encoder = WordsEncoder()
+    make(encoder)
+    with pytest.raises(UserError, match="encoder"):
+        SchemaRouter(CATALOG).with_semantic(encoder)
+
+
+def test_an_encoder_class_instead_of_an_instance_is_a_setup_error() -> None:
+    with pytest.raises(UserError, match=r"WordLlamaEncoder\(\)"):
+        SchemaRouter(CATALOG).with_semantic(WordLlamaEncoder)  # type: ignore[arg-type]
+    with pytest.raises(UserError, match="instance"):
+        SchemaRouter(CATALOG).with_semantic(WordsEncoder)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("policy", [RetrievalAbstentionPolicy(0.2), {"min_confidence": 0.5}, 0.5])
+def test_a_policy_that_is_no_hybrid_policy_is_a_setup_error(policy: Any) -> None:
+    with pytest.raises(UserError, match="HybridPolicy"):
+        SchemaRouter(CATALOG).with_semantic(WordsEncoder(), policy=policy)
+
+
+def test_an_encoder_failing_on_the_tool_texts_is_a_routing_error() -> None:
+    encoder = RaisingEncoder()
+    encoder.broken = True
+    with pytest.raises(RoutingError, match="went away") as info:
+        SchemaRouter(CATALOG).with_semantic(encoder)
+    assert isinstance(info.value.__cause__, ValueError)
+
+
+def test_an_encoder_failing_on_a_request_is_a_routing_error_on_every_path() -> None:
+    encoder = RaisingEncoder()
+    lexical, calls = _lookups()
+    router = lexical.with_semantic(encoder)
+    request = PlanRequest("send an email to ann", {"to": "ann"})
+    retrieval = router.retrieve_executable(request, 3)
+    plan = router.plan_executable(request)
+    encoder.broken = True
+    with pytest.raises(RoutingError, match="went away") as info:
+        router.retrieve("send an email to ann", 3)
+    assert isinstance(info.value.__cause__, ValueError)
+    with pytest.raises(RoutingError):
+        asyncio.run(ainvoke_selective(router, request, k=3))
+    with pytest.raises(RoutingError):
+        asyncio.run(execute_selective_plan(router, retrieval, plan, k=3))
+    with pytest.raises(RoutingError):
+        Visibility(router, k=3).allow_set("send an email to ann")
+    assert calls == []
+    encoder.broken = False
+    assert asyncio.run(ainvoke_selective(router, request, k=3)).route == "py:send_email"
+    assert calls == ["ann"]
+
+
+@pytest.mark.parametrize("answer", [None, "yes", 1, "false"])
+def test_reads_must_answer_a_bool(answer: Any) -> None:
+    router = SchemaRouter(CATALOG).with_semantic(ReadsEncoder(answer))
+    with pytest.raises(RoutingError, match="reads"):
+        router.retrieve("send an email", 3)
+
+
+def test_a_zero_request_vector_is_no_semantic_evidence() -> None:
+    """Every cosine is 0: no tool is routed, ranked or even considered through the semantic side."""
+    router = SchemaRouter(CATALOG).with_semantic(
+        ScriptedEncoder([[0.0] * 32]), policy=HybridPolicy(semantic_floor=1e-9, agree_cosine=1e-9)
+    )
+    retrieval = router.retrieve("hello there", 3)
+    assert retrieval.no_route
+    assert retrieval.candidates == ()
+    assert (retrieval.matched, retrieval.dropped, retrieval.reason) == (0, (), "no_terms_matched")
+    # the lexical gate still keeps what it keeps
+    kept = router.retrieve("send an email", 3).candidates
+    assert [c.route for c in kept] == ["ops:send_email"]
+    assert [c.reason for c in kept] == ["lexical_gate"]

@@ -38,7 +38,7 @@ from typing import Protocol
 from ._abstention import RetrievalAbstentionPolicy
 from ._catalog import Catalog
 from ._results import Candidate, Retrieval, RouteReason, Signal
-from ._semantic import SemanticIndex
+from ._semantic import SemanticIndex, encoder_reads
 from .errors import UserError
 
 __all__ = [
@@ -259,6 +259,11 @@ class HybridRetriever:
             sims, by_clause = self.semantic.clause_similarities(text)
         else:
             sims, by_clause = self.semantic.similarities(text), None
+        # A request the encoder does not read, or whose vector is zero (every cosine 0), gives
+        # no semantic evidence: only the lexical gate keeps tools. A zero vector has no
+        # semantic ranking either, so no tool joins the pool or gets a place through it.
+        heard = bool(sims.any())
+        read = encoder_reads(self.semantic.encoder, text) and heard
         # Ranking reads each tool's cosine with the whole request moved towards its best clause's;
         # the no-route decision reads the whole request's cosine alone.
         meaning = sims if by_clause is None else sims + hp.clause_weight * (by_clause - sims)
@@ -266,8 +271,8 @@ class HybridRetriever:
         # A k above depth needs more tools than depth: the semantic side's next best join the
         # pool with no place bonus, so they rank below every tool of its best `depth`.
         wanted = max(k, depth)
-        sem_top: list[int] = list(range(size))
-        if wanted < size:
+        sem_top: list[int] = list(range(size)) if heard else []
+        if heard and wanted < size:
             # every tool at least as close as the wanted-th, ties included (in route order), so
             # that which of two equally close tools competes does not depend on k either
             least = np.partition(meaning, size - wanted)[size - wanted]
@@ -307,8 +312,7 @@ class HybridRetriever:
                 score = round((cosine + hp.lexical_weight * evidence + query_evidence) / 2, 6)
             scored.append((-round(rank, 6), routes[i], score, cosine, lex))
         scored.sort(key=_order)
-        reads = getattr(self.semantic.encoder, "reads", None)
-        return scored, lexical.reason, bool(reads(text)) if callable(reads) else True
+        return scored, lexical.reason, read
 
     def retrieve(
         self,

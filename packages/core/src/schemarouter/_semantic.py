@@ -13,13 +13,13 @@ import importlib.util
 import logging
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ._catalog import Catalog
 from ._text import identifier_tokens
-from .errors import RoutingError, UserError
+from .errors import RoutingError, SchemaRouterError, UserError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,9 +31,12 @@ __all__ = [
     "WordLlamaEncoder",
     "clause_spans",
     "clauses",
+    "encoder_reads",
     "semantic_available",
     "tool_text",
 ]
+
+_T = TypeVar("_T")
 
 _EXTRA_HINT = "install the optional extra: pip install 'schemarouter-core[semantic]'"
 
@@ -256,15 +259,64 @@ def _inverse(order: Sequence[int]) -> list[int]:
 
 
 def _normalised_rows(matrix: Any, rows: int, dim: int, who: str) -> NDArray[np.float32]:
+    """`matrix` as `rows` unit rows of length `dim`; a `RoutingError` for anything that is not
+    a `(rows, dim)` array of finite real numbers (ragged lists, strings, bools, complex
+    numbers, NaN or inf). A zero row stays zero: a cosine of 0 with everything, no evidence."""
     import numpy as np
 
-    arr = np.asarray(matrix, dtype=np.float32)
+    try:
+        arr = np.asarray(matrix)
+    except Exception as exc:  # a ragged list, or an object numpy cannot read as an array
+        raise RoutingError(f"encoder {who} returned no array of numbers: {exc}") from exc
+    if arr.dtype.kind not in "iuf":  # bool, complex, str, bytes, objects: not a vector of reals
+        raise RoutingError(f"encoder {who} returned {arr.dtype} values, expected real numbers")
     if arr.shape != (rows, dim):
         raise RoutingError(f"encoder {who} returned shape {arr.shape}, expected {(rows, dim)}")
+    arr = arr.astype(np.float32, copy=False)
     if not bool(np.isfinite(arr).all()):
         raise RoutingError(f"encoder {who} returned non-finite values")
     norms = np.linalg.norm(arr, axis=1, keepdims=True)
     return arr / np.maximum(norms, 1e-12)
+
+
+def _checked_dim(encoder: TextEncoder) -> int:
+    """`encoder.dim` if it is an int >= 1; a `UserError` otherwise (a string, None, a float)."""
+    dim: object = getattr(encoder, "dim", None)
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+        raise UserError(f"encoder.dim must be an int >= 1, got {type(dim).__name__} {dim!r}")
+    return dim
+
+
+def _checked_name(encoder: TextEncoder) -> str:
+    """`encoder.name` if it is a non-empty str; a `UserError` otherwise."""
+    name: object = getattr(encoder, "name", None)
+    if not isinstance(name, str) or not name:
+        raise UserError(f"encoder.name must be a non-empty str, got {type(name).__name__} {name!r}")
+    return name
+
+
+def _encoder_call(who: str, what: str, call: Callable[[], _T]) -> _T:
+    """`call()`, with any failure of the encoder that is not already a SchemaRouter error turned
+    into a `RoutingError` chained from it: callers (and adapters) fail closed on one type."""
+    try:
+        return call()
+    except SchemaRouterError:
+        raise
+    except Exception as exc:
+        raise RoutingError(f"encoder {who} failed {what}: {type(exc).__name__}: {exc}") from exc
+
+
+def encoder_reads(encoder: TextEncoder, text: str) -> bool:
+    """The encoder's `reads(text)` (True without the method); a `RoutingError` when it fails or
+    answers anything but a bool, so that a broken answer never counts as read."""
+    reads = getattr(encoder, "reads", None)
+    if not callable(reads):
+        return True
+    who = str(getattr(encoder, "name", "?"))
+    answer: object = _encoder_call(who, "to say whether it reads the request", lambda: reads(text))
+    if not isinstance(answer, bool):
+        raise RoutingError(f"encoder {who}.reads returned {type(answer).__name__}, expected a bool")
+    return answer
 
 
 _BLOCK_ELEMENTS = 1 << 18
@@ -275,6 +327,10 @@ class SemanticIndex:
     """Unit tool vectors for one catalog version, computed once; per query one encode + one mat-vec."""
 
     def __init__(self, catalog: Catalog, encoder: TextEncoder) -> None:
+        if isinstance(encoder, type):  # its properties and methods are not an encoder's yet
+            raise UserError(
+                f"encoder must be an instance, got the class {encoder.__name__}: pass {encoder.__name__}()"
+            )
         if not isinstance(encoder, TextEncoder):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(
                 f"encoder must implement TextEncoder (name, dim, encode), got {type(encoder).__name__}"
@@ -290,13 +346,18 @@ class SemanticIndex:
             tool_text(c.name, c.title, c.description, tuple(c.input_schema.get("properties", {}) or {}))
             for c in caps
         ]
-        dim = encoder.dim
+        dim = self._dim = _checked_dim(encoder)
+        name = _checked_name(encoder)
         self._block_rows = max(1, _BLOCK_ELEMENTS // max(dim, 1))
         if texts:
             # Similar lengths batched together pad less; the rows are put back in route order.
             order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+            ordered = [texts[i] for i in order]
             encoded = _normalised_rows(
-                encoder.encode([texts[i] for i in order]), len(texts), dim, encoder.name
+                _encoder_call(name, "on the tool texts", lambda: encoder.encode(ordered)),
+                len(texts),
+                dim,
+                name,
             )
             self._vectors = encoded[_inverse(order)]
         else:
@@ -306,7 +367,7 @@ class SemanticIndex:
 
     @property
     def encoder_name(self) -> str:
-        return self.encoder.name
+        return str(self.encoder.name)
 
     def similarities(self, query: str) -> NDArray[np.float32]:
         """Cosine similarity of `query` with every tool, in route order (see `routes`)."""
@@ -325,20 +386,22 @@ class SemanticIndex:
             return self.similarities(query), None
         encode_spans = getattr(self.encoder, "encode_spans", None)
         if callable(encode_spans):
-            cosines = self._cosines_of(encode_spans(query, spans), 1 + len(spans))
+            encoded = _encoder_call(self.encoder_name, "on the request", lambda: encode_spans(query, spans))
+            cosines = self._cosines_of(encoded, 1 + len(spans))
         else:
             cosines = self._cosines([query, *(query[start:end] for start, end in spans)])
         return cosines[0], cosines[1:].max(axis=0)
 
     def _cosines(self, texts: list[str]) -> NDArray[np.float32]:
         """Cosine similarity of each text (rows) with every tool (columns, in route order)."""
-        return self._cosines_of(self.encoder.encode(texts), len(texts))
+        encoded = _encoder_call(self.encoder_name, "on the request", lambda: self.encoder.encode(texts))
+        return self._cosines_of(encoded, len(texts))
 
     def _cosines_of(self, encoded: Any, count: int) -> NDArray[np.float32]:
         """Cosines of `count` encoded rows with every tool (columns, in route order)."""
         import numpy as np
 
-        units = _normalised_rows(encoded, count, self.encoder.dim, self.encoder.name)
+        units = _normalised_rows(encoded, count, self._dim, self.encoder_name)
         vectors = self._vectors
         rows = int(vectors.shape[0])
         block = self._block_rows
