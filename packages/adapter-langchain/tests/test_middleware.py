@@ -468,3 +468,30 @@ def test_an_unusable_request_is_a_routing_error_with_an_accurate_message(
 def test_cache_size_must_be_a_non_negative_int(local_visibility: Visibility, cache_size: Any) -> None:
     with pytest.raises(UserError, match="cache_size"):
         TurnRouter(local_visibility, cache_size=cache_size)
+
+
+def test_principals_equal_in_python_are_routed_apart(
+    local_tools: list[BaseTool], local_visibility: Visibility
+) -> None:
+    """`1 == True` in Python: a context reused with its principal changed from `True` to `1` must
+    not be served the allow-set cached for the other principal."""
+
+    class FlagOnly:
+        router = local_visibility.router
+
+        def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+            return local_visibility.allow_set(query if principal is True else "", principal)
+
+    agent_router = LangChainRouter(FlagOnly())
+    context: dict[str, Any] = {"query": WEATHER, "principal": True}
+    flagged = Recorder()
+    agent_for(local_tools, [agent_router], flagged).invoke(
+        {"messages": [HumanMessage(WEATHER)]}, context=context
+    )
+    assert flagged.first
+    context["principal"] = 1
+    account = Recorder()
+    agent_for(local_tools, [agent_router], account).invoke(
+        {"messages": [HumanMessage(WEATHER)]}, context=context
+    )
+    assert account.first == ()

@@ -443,3 +443,28 @@ def test_memo_is_keyed_on_the_full_input_and_bounded() -> None:
     assert len(memo) == 2
     assert memo.get(a, ("q", None, "v1")) is None
     assert memo.get(c, "k") == "C"
+
+
+class PrincipalTypeProvider:
+    """Shows a tool only to the principal `True` (a flag), never to the account id `1`."""
+
+    def __init__(self, visibility: Visibility) -> None:
+        self.inner = visibility
+        self.router = visibility.router
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        allowed = self.inner.allow_set(query, principal)
+        return allowed if principal is True else self.inner.allow_set("", principal)
+
+
+async def test_principals_equal_in_python_are_routed_apart(
+    visibility: Visibility, fixture_tools: list[Any]
+) -> None:
+    """`1 == True` in Python: one run context whose principal changes from `True` to `1` must not
+    be served the allow-set the other principal got."""
+    routing = OpenAIAgentsRouter(PrincipalTypeProvider(visibility))
+    app_context: dict[str, Any] = {"query": SUPPORTED_CASES[0].query, "principal": True}
+    ctx = _filter_context(app_context)
+    assert await _visible(routing, ctx, fixture_tools)
+    app_context["principal"] = 1
+    assert await _visible(routing, ctx, fixture_tools) == []

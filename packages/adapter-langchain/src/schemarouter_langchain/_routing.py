@@ -11,7 +11,7 @@ from typing import Any, Literal, cast
 
 from langchain_core.tools import BaseTool
 
-from schemarouter import AllowSet, AllowSetProvider, Catalog, request_via
+from schemarouter import AllowSet, AllowSetProvider, Catalog, principal_identity, request_via
 from schemarouter.errors import RoutingError, UserError
 
 from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of, route_of
@@ -181,9 +181,11 @@ class TurnRouter:
         catalog = catalog_of(self.provider)
         version = catalog.version if catalog is not None else None
         try:
-            key = (id(context), request.query, request.principal, version) if version else None
+            # by the principal's identity: `1`, `True` and `1.0` are equal in Python, not one principal
+            principal = principal_identity(request.principal)
+            key = (id(context), request.query, principal, version) if version else None
             hash(key)
-        except TypeError:
+        except (TypeError, RecursionError):
             key = None
         if key is not None:
             with self._lock:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from schemarouter import AllowSet, AllowSetProvider, RoutingError, UserError, request_via
+from schemarouter import AllowSet, AllowSetProvider, RoutingError, UserError, principal_identity, request_via
 
 from ._cache import ContextMemo
 from ._checks import CatalogChecks
@@ -143,9 +143,11 @@ class OpenAIAgentsRouter:
             return self._remember(run_context, ("missing",), partial(self._failed, None, missing))
         catalog = _catalog_of(self.visibility)
         try:
-            key = ("request", request.query, request.principal, catalog.version if catalog else None)
+            # by the principal's identity: `1`, `True` and `1.0` are equal in Python, not one principal
+            principal = principal_identity(request.principal)
+            key = ("request", request.query, principal, catalog.version if catalog else None)
             hash(key)
-        except TypeError as exc:
+        except (TypeError, RecursionError) as exc:
             error = RoutingError(
                 f"unusable request: the principal must be hashable, got {type(request.principal).__name__}"
             )

@@ -30,7 +30,14 @@ from ._evidence import (
 from ._execution import ainvoke_selective, execute_selective_plan
 from ._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever, LexicalRetriever
 from ._mcp import McpSource
-from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, PlanSelection, RunConfig
+from ._plans import (
+    ExecutableRetrieval,
+    ExecutionPlan,
+    PlanRequest,
+    PlanSelection,
+    RunConfig,
+    principal_identity,
+)
 from ._policy import EffectClass, ExecutionPolicy, PolicyDecision
 from ._refusal import RefusalReason
 from ._request import RouteRequest, coerce_request, request_in, request_via
@@ -84,6 +91,7 @@ __all__ = [
     "ExecutionPolicy",
     "PlanRequest",
     "PlanSelection",
+    "principal_identity",
     "PolicyDecision",
     "RefusalReason",
     "RunConfig",
