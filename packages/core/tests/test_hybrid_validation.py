@@ -249,3 +249,29 @@ def test_a_zero_request_vector_is_no_semantic_evidence() -> None:
     kept = router.retrieve("send an email", 3).candidates
     assert [c.route for c in kept] == ["ops:send_email"]
     assert [c.reason for c in kept] == ["lexical_gate"]
+
+
+class ScaledEncoder(WordsEncoder):
+    """`WordsEncoder`'s vectors times `scale`, as float64."""
+
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        return super().encode(texts).astype(np.float64) * self.scale
+
+
+@pytest.mark.parametrize("scale", [1e19, 1e30, 1e-25, 1e100])
+def test_huge_or_tiny_finite_vectors_give_the_same_cosines(scale: float) -> None:
+    def cosines(encoder: WordsEncoder) -> dict[str, float]:
+        retrieval = SchemaRouter(CATALOG).with_semantic(encoder).retrieve("send an email message", 3)
+        return {
+            c.route: next(s.weight for s in c.signals if s.field == "semantic")
+            for c in (*retrieval.candidates, *retrieval.dropped)
+        }
+
+    expected = cosines(WordsEncoder())
+    assert max(expected.values()) > 0.5
+    assert cosines(ScaledEncoder(scale)) == pytest.approx(expected, abs=1e-6)

@@ -272,11 +272,22 @@ def _normalised_rows(matrix: Any, rows: int, dim: int, who: str) -> NDArray[np.f
         raise RoutingError(f"encoder {who} returned {arr.dtype} values, expected real numbers")
     if arr.shape != (rows, dim):
         raise RoutingError(f"encoder {who} returned shape {arr.shape}, expected {(rows, dim)}")
-    arr = arr.astype(np.float32, copy=False)
-    if not bool(np.isfinite(arr).all()):
+    wide = arr.astype(np.float64, copy=False)
+    if not bool(np.isfinite(wide).all()):
         raise RoutingError(f"encoder {who} returned non-finite values")
-    norms = np.linalg.norm(arr, axis=1, keepdims=True)
-    return arr / np.maximum(norms, 1e-12)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # such rows are redone below
+        arr = wide.astype(np.float32)
+        norms = np.linalg.norm(arr, axis=1, keepdims=True)
+        out = arr / np.maximum(norms, 1e-12)
+    # A row whose float32 squares overflow (values around 1e19) or vanish (around 1e-20) has no
+    # usable float32 norm: it is scaled by its largest value and normalised in float64 instead.
+    # Ordinary rows keep the float32 arithmetic, so their cosines do not move.
+    lost = ~np.isfinite(norms[:, 0]) | ((norms[:, 0] < 1e-18) & np.any(wide != 0.0, axis=1))
+    if bool(lost.any()):
+        rows_lost = wide[lost]
+        scaled = rows_lost / np.abs(rows_lost).max(axis=1, keepdims=True)
+        out[lost] = (scaled / np.linalg.norm(scaled, axis=1, keepdims=True)).astype(np.float32)
+    return out
 
 
 def _checked_dim(encoder: TextEncoder) -> int:
