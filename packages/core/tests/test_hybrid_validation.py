@@ -27,7 +27,7 @@ from schemarouter import (
     ainvoke_selective,
     execute_selective_plan,
 )
-from schemarouter._hybrid import HybridPolicy
+from schemarouter._hybrid import HybridPolicy, HybridRetriever
 from schemarouter._semantic import WordLlamaEncoder
 
 CATALOG = Catalog.from_specs(
@@ -275,3 +275,23 @@ def test_huge_or_tiny_finite_vectors_give_the_same_cosines(scale: float) -> None
     expected = cosines(WordsEncoder())
     assert max(expected.values()) > 0.5
     assert cosines(ScaledEncoder(scale)) == pytest.approx(expected, abs=1e-6)
+
+
+def test_with_semantic_on_a_hybrid_router_keeps_what_it_is_not_given() -> None:
+    encoder = WordsEncoder()
+    strict = HybridPolicy(min_confidence=0.5)
+    hybrid = SchemaRouter(CATALOG).with_semantic(encoder, policy=HybridPolicy(min_confidence=0.2))
+    repoliced = hybrid.with_semantic(policy=strict)
+    retriever = repoliced.retriever
+    assert isinstance(retriever, HybridRetriever)
+    assert (retriever.semantic.encoder, retriever.policy) == (encoder, strict)
+    first = hybrid.retriever
+    assert isinstance(first, HybridRetriever)
+    assert retriever.semantic is first.semantic  # the tool vectors are not built again
+    again = repoliced.with_semantic()
+    assert isinstance(again.retriever, HybridRetriever)
+    assert (again.retriever.semantic.encoder, again.retriever.policy) == (encoder, strict)
+    other = WordsEncoder()
+    swapped = again.with_semantic(other)
+    assert isinstance(swapped.retriever, HybridRetriever)
+    assert (swapped.retriever.semantic.encoder, swapped.retriever.policy) == (other, strict)

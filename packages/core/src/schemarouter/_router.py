@@ -191,16 +191,22 @@ class SchemaRouter:
     ) -> SchemaRouter:
         """The same catalog, sources and execution policy, routed by lexical + semantic evidence.
 
-        `encoder` defaults to `WordLlamaEncoder()` (needs `schemarouter-core[semantic]`). Tool
+        `encoder` defaults to this router's encoder when it is hybrid already, else to
+        `WordLlamaEncoder()` (needs `schemarouter-core[semantic]`); `policy` defaults to this
+        router's hybrid policy (the defaults for a lexical router). So
+        `router.with_semantic(policy=...)` on a hybrid router changes the policy only. Tool
         vectors are computed here, so a missing extra or a broken encoder fails now, at setup.
         """
+        keep = encoder is None and self._encoder is not None
         router = SchemaRouter(
             self._catalog,
             sources=self._sources.values(),
             policy=self._policy,
-            semantic=encoder if encoder is not None else WordLlamaEncoder(),
-            hybrid=policy,
+            semantic=encoder if encoder is not None else (self._encoder or WordLlamaEncoder()),
+            hybrid=policy if policy is not None else self._hybrid_policy,
         )
+        if keep:
+            router._hybrid = self._hybrid  # the same encoder: its tool vectors are reused
         router._catalog_loaded_at = self._catalog_loaded_at
         router.retriever  # noqa: B018 - build the tool vectors eagerly
         return router
