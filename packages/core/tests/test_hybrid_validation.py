@@ -27,7 +27,7 @@ from schemarouter import (
     ainvoke_selective,
     execute_selective_plan,
 )
-from schemarouter._hybrid import HybridPolicy, HybridRetriever
+from schemarouter._hybrid import MAX_ENCODED_CHARS, HybridPolicy, HybridRetriever
 from schemarouter._semantic import WordLlamaEncoder
 
 CATALOG = Catalog.from_specs(
@@ -275,6 +275,28 @@ def test_huge_or_tiny_finite_vectors_give_the_same_cosines(scale: float) -> None
     expected = cosines(WordsEncoder())
     assert max(expected.values()) > 0.5
     assert cosines(ScaledEncoder(scale)) == pytest.approx(expected, abs=1e-6)
+
+
+class RecordingEncoder(WordsEncoder):
+    def __init__(self) -> None:
+        self.longest = 0
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        self.longest = max(self.longest, *(len(t) for t in texts))
+        return super().encode(texts)
+
+
+def test_the_encoder_reads_a_bounded_head_of_a_long_request() -> None:
+    encoder = RecordingEncoder()
+    router = SchemaRouter(CATALOG).with_semantic(encoder)
+    request = "send an email message to ann " + "word " * 20_000  # 100,029 characters
+    kept = router.retrieve(request, 3).candidates
+    assert [c.route for c in kept][:1] == ["ops:send_email"]
+    assert encoder.longest == MAX_ENCODED_CHARS
+    retriever = router.retriever
+    assert isinstance(retriever, HybridRetriever)
+    assert retriever.unencoded_chars(request) == len(request) - MAX_ENCODED_CHARS
+    assert retriever.unencoded_chars("send an email") == 0
 
 
 def test_with_semantic_on_a_hybrid_router_keeps_what_it_is_not_given() -> None:
