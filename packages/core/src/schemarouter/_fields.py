@@ -1,8 +1,9 @@
 """What text of a tool contract is indexed, field by field.
 
 Fields: `name` (identifier tokens of the tool name), `title`, `description`, `params`
-(identifier tokens of parameter names) and `param_text` (parameter descriptions, titles
-and string enum values). Nested object properties and array items are followed a few
+(identifier tokens of parameter names), `param_text` (parameter descriptions, titles
+and string enum values) and `source` (identifier tokens of the source's name: the MCP
+server a tool comes from). Nested object properties and array items are followed a few
 levels deep; schemas are read, never modified.
 """
 
@@ -17,9 +18,11 @@ from ._text import STOP_WORDS, identifier_tokens, mixed_case_whole, text_tokens
 
 __all__ = ["FIELDS", "IDENTIFIER_FIELDS", "field_tokens"]
 
-FIELDS = ("name", "title", "description", "params", "param_text")
-IDENTIFIER_FIELDS = ("name", "title")
-"""Fields whose hits count as evidence that a request names the tool."""
+FIELDS = ("name", "title", "description", "params", "param_text", "source")
+IDENTIFIER_FIELDS = ("name", "title", "source")
+"""Fields whose hits count as evidence that a request names the tool. The source (the server's
+name, the first half of the route) is part of the tool's identity: "weather" names every tool of
+a `weather` server, whose own names are often generic (`get_forecast`, `search`)."""
 
 _MAX_DEPTH = 3
 _MAX_ENUM_VALUES = 64
@@ -87,4 +90,5 @@ def field_tokens(cap: Capability) -> dict[str, list[str]]:
         "description": text_tokens(cap.description, wholes=True),
         "params": params,
         "param_text": param_text,
+        "source": _name_tokens(cap.source),
     }

@@ -44,12 +44,22 @@ __all__ = [
     "LexicalIndex",
     "QueryTerm",
     "Ranked",
+    "SOURCE_MARK",
     "TermMatch",
+    "WORD_FIELDS",
     "WordVector",
 ]
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
+WORD_FIELDS = tuple(name for name in FIELDS if name != "source")
+"""The fields indexed as the tool's own words; `source` is indexed apart (see `SOURCE_MARK`)."""
+SOURCE_MARK = "\x00"
+"""Starts the terms of a source's name. A source's words are counted apart from the tools' own
+words: in a one-server catalog named `weather` every tool has the source word, and counted as
+one term with the descriptions' `weather` it would make that word common to every tool and so
+worth nothing. Apart, a source term is as rare as the share of the catalog its server holds, and
+the word keeps its own rarity in the tools that use it."""
 _MAX_EXPANSIONS = 12
 _MAX_QUERY_TERMS = 64
 _RESOLVE_CACHE = 50_000
@@ -104,6 +114,7 @@ class IndexSettings:
             "description": 1.0,
             "params": 0.8,
             "param_text": 0.4,
+            "source": 2.0,
         }
     )
     field_b: Mapping[str, float] = field(
@@ -113,6 +124,7 @@ class IndexSettings:
             "description": 0.75,
             "params": 0.5,
             "param_text": 0.75,
+            "source": 0.0,
         }
     )
     segment_weight: float = 0.8
@@ -152,8 +164,9 @@ class TermMatch:
     quality: float
     kind: str = "exact"
     """`exact` (same stem), `prefix` (one word starts the other), `part` (of a run-together word),
-    `expansion` (the word an abbreviation stands for), `typo` (a catalog word one edit away) or
-    `synonym` (another word of the request word's group in `_synonyms`)."""
+    `expansion` (the word an abbreviation stands for), `typo` (a catalog word one edit away),
+    `synonym` (another word of the request word's group in `_synonyms`) or `source` (a word of
+    a source's name, see `SOURCE_MARK`)."""
     read_as: str | None = None
     """The word the request word is read as: for a `typo` match the catalog word it stands for,
     for a `synonym` match the synonym (`fetch` read as `retrieve`)."""
@@ -225,10 +238,11 @@ class LexicalIndex:
         # the stems of the tool names written as one word (`get_customer` -> `getcustomer`)
         name_wholes: set[str] = set()
         word_terms: set[str] = set()  # the terms of the tools' words, the names whole aside
+        sources_seen: dict[str, list[tuple[str, float]]] = {}
         for cap, fields in zip(self._caps, per_doc, strict=True):
             counts: dict[str, dict[str, float]] = {}
             doc_lengths: dict[str, float] = {}
-            for name in FIELDS:
+            for name in WORD_FIELDS:
                 tokens = fields[name]
                 doc_lengths[name] = float(len(tokens))
                 identifier = name in IDENTIFIER_FIELDS
@@ -255,6 +269,14 @@ class LexicalIndex:
             # A name of several parts also counts whole, once, outside the field's length: a
             # request naming the tool (`get_customer`, `getCustomer`) then names this tool alone.
             word_terms.update(counts)
+            doc_lengths["source"] = float(len(fields["source"]))
+            source_terms = sources_seen.get(cap.source)
+            if source_terms is None:
+                source_terms = sources_seen[cap.source] = self._source_terms(
+                    fields["source"], surface_vocabulary, settings
+                )
+            for term, weight in source_terms:
+                _count(counts, term, "source", weight)
             whole = joined_whole(cap.name) or cap.name.casefold()
             term = terms_of.get(whole)
             if term is None:
@@ -330,6 +352,20 @@ class LexicalIndex:
         self._last_vectors: tuple[Hashable, dict[str, WordVector]] | None = None
         """The cache of the key asked for last: a request finds it by identity, without hashing
         the key (the gate's settings hash field by field)."""
+
+    def _source_terms(
+        self, tokens: list[str], surface_vocabulary: set[str], settings: IndexSettings
+    ) -> list[tuple[str, float]]:
+        """The terms of a source's name and their weights: each token's stem, and the parts of a
+        run-together one (`hackernews`), marked apart from the tools' words (see `SOURCE_MARK`)."""
+        stem = self._stemmer.stem
+        out: list[tuple[str, float]] = []
+        for tok in tokens:
+            out.append((SOURCE_MARK + stem(tok), 1.0))
+            if tok not in surface_vocabulary and tok.isalpha():
+                parts = segment(tok, surface_vocabulary)
+                out.extend((SOURCE_MARK + stem(part), settings.segment_weight) for part in parts)
+        return out
 
     # -- query side -----------------------------------------------------------------------------
 
@@ -425,6 +461,9 @@ class LexicalIndex:
                     matches = [m for m in matches if m.term != other]
                     matches.append(TermMatch(other, settings.synonym_quality, "synonym", synonym))
                     by_synonym.add(other)
+        source_term = SOURCE_MARK + word
+        if source_term in self._idf:  # the word names a source (an MCP server) of the catalog
+            matches.append(TermMatch(source_term, 1.0, "source"))
         if surface.isdigit():
             # Numbers in a request are argument values (amounts, ids, dates), not what the tool does.
             specific = settings.number_specificity
@@ -495,7 +534,7 @@ class LexicalIndex:
                         position < len(terms)
                         and terms[position].startswith(start)
                         and self._stemmer.stem(joined) in self._word_terms
-                    )
+                    ) or SOURCE_MARK + self._stemmer.stem(joined) in self._idf
                     remember(known, joined, indexed, _RESOLVE_CACHE)
                 if indexed:
                     out.append(joined)
