@@ -57,6 +57,8 @@ def test_a_source_shared_by_every_tool_names_none_of_them() -> None:
     )
     retrieval = SchemaRouter(catalog).retrieve("acme", 3)
     assert retrieval.no_route
+    # not even a near-zero hit: hybrid mode counts any identifier hit as naming the tool
+    assert (retrieval.reason, retrieval.matched) == ("no_terms_matched", 0)
 
 
 def test_a_word_of_a_one_server_catalog_keeps_its_own_rarity() -> None:
