@@ -1,8 +1,12 @@
-"""A tool's source (its MCP server's name, the first half of its route) is one of its identifiers."""
+"""A tool's source (its MCP server's name, the first half of its route) is indexed as a field of its own."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from schemarouter import Catalog, SchemaRouter, ToolSpec
+from schemarouter._index import LexicalIndex
+from schemarouter._no_route import DEFAULT_GATE, gate
 
 
 def _servers() -> Catalog:
@@ -40,9 +44,18 @@ def test_a_request_naming_the_server_picks_its_tool_among_same_named_ones() -> N
 
 
 def test_the_server_name_lends_its_words_to_tools_with_opaque_names() -> None:
-    retrieval = SchemaRouter(_servers()).retrieve("run a music analysis of my song", 5)
-    assert set(retrieval.routes) >= {"music-analysis:load", "music-analysis:beat_track"}
-    assert not retrieval.no_route
+    """`load` and `beat_track` say nothing of music; their server does. Its words rank them,
+    and count as gate evidence the way description words do (a server's words are broader
+    than a tool's name), so they alone do not route."""
+    ranked = gate(
+        LexicalIndex(_servers()),
+        "run a music analysis of my song",
+        3,
+        settings=replace(DEFAULT_GATE, identifier_floor=0.0, evidence_floor=0.0),
+    )
+    assert set(ranked.routes[:2]) == {"music-analysis:load", "music-analysis:beat_track"}
+    assert {s.field for c in ranked.candidates for s in c.signals} == {"source"}
+    assert SchemaRouter(_servers()).retrieve("run a music analysis of my song", 3).no_route
 
 
 def test_a_source_shared_by_every_tool_names_none_of_them() -> None:
@@ -57,7 +70,7 @@ def test_a_source_shared_by_every_tool_names_none_of_them() -> None:
     )
     retrieval = SchemaRouter(catalog).retrieve("acme", 3)
     assert retrieval.no_route
-    # not even a near-zero hit: hybrid mode counts any identifier hit as naming the tool
+    # not even a near-zero hit: a word every tool shares is not indexed at all
     assert (retrieval.reason, retrieval.matched) == ("no_terms_matched", 0)
 
 

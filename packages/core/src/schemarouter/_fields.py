@@ -19,10 +19,11 @@ from ._text import STOP_WORDS, identifier_tokens, mixed_case_whole, text_tokens
 __all__ = ["FIELDS", "IDENTIFIER_FIELDS", "field_tokens"]
 
 FIELDS = ("name", "title", "description", "params", "param_text", "source")
-IDENTIFIER_FIELDS = ("name", "title", "source")
+IDENTIFIER_FIELDS = ("name", "title")
 """Fields whose hits count as evidence that a request names the tool. The source (the server's
-name, the first half of the route) is part of the tool's identity: "weather" names every tool of
-a `weather` server, whose own names are often generic (`get_forecast`, `search`)."""
+name, the first half of the route) ranks like a title, but its words are broader than a tool's
+own name ("basically" meets `basic-memory`, "numbers" `random-number`): as gate evidence it
+counts like a description word."""
 
 _MAX_DEPTH = 3
 _MAX_ENUM_VALUES = 64

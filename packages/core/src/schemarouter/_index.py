@@ -330,8 +330,8 @@ class LexicalIndex:
             docs = raw_docs[term]
             df = len(docs)
             if df == n_docs and term.startswith(SOURCE_MARK):
-                # a source word every tool shares (a one-server catalog) tells no tool apart, and
-                # even a near-zero hit would count as naming every tool in hybrid mode
+                # a source word every tool shares (a one-server catalog) tells no tool apart: not
+                # even a near-zero hit is left for it, in ranking or as evidence
                 continue
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             self._idf[term] = idf
