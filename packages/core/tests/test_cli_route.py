@@ -20,6 +20,21 @@ def _server(call_log: Path) -> str:
     return shlex.join([command, *args])
 
 
+def _labelled(tmp_path: Path) -> Path:
+    """The fixture's supported and unsupported queries as a labelled file for `calibrate`."""
+    labelled = tmp_path / "labelled.json"
+    labelled.write_text(
+        json.dumps(
+            {
+                "supported": [{"query": c.query, "tools": list(c.required_tools)} for c in SUPPORTED_CASES],
+                "unsupported": list(UNSUPPORTED_QUERIES),
+            }
+        ),
+        encoding="utf-8",
+    )
+    return labelled
+
+
 def test_route_prints_the_allow_set_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "calls.jsonl"
     code = main(["route", "--stdio", _server(log), "--name", "fixture", "--json", "convert 100 USD to EUR"])
@@ -51,16 +66,7 @@ def test_route_table_shows_scores_and_reasons(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_calibrate_reads_labelled_queries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    labelled = tmp_path / "labelled.json"
-    labelled.write_text(
-        json.dumps(
-            {
-                "supported": [{"query": c.query, "tools": list(c.required_tools)} for c in SUPPORTED_CASES],
-                "unsupported": list(UNSUPPORTED_QUERIES),
-            }
-        ),
-        encoding="utf-8",
-    )
+    labelled = _labelled(tmp_path)
     code = main(
         ["calibrate", "--stdio", _server(tmp_path / "c.jsonl"), str(labelled), "--json", "--seed", "3"]
     )
@@ -75,16 +81,7 @@ def test_calibrate_reads_labelled_queries(tmp_path: Path, capsys: pytest.Capture
 def test_calibrate_text_names_the_mode_its_threshold_is_for(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    labelled = tmp_path / "labelled.json"
-    labelled.write_text(
-        json.dumps(
-            {
-                "supported": [{"query": c.query, "tools": list(c.required_tools)} for c in SUPPORTED_CASES],
-                "unsupported": list(UNSUPPORTED_QUERIES),
-            }
-        ),
-        encoding="utf-8",
-    )
+    labelled = _labelled(tmp_path)
     assert main(["calibrate", "--stdio", _server(tmp_path / "c.jsonl"), str(labelled), "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "mode lexical" in out
