@@ -348,6 +348,9 @@ class LexicalIndex:
         # sorted: prefix expansion bisects it per query word
         self._sorted_terms = tuple(t for t in self._idf if t in word_terms)
         self._longest_term = max(map(len, self._sorted_terms), default=0)
+        # what two request words written as one may match: the tools' words and the sources' words
+        source_words = {t[len(SOURCE_MARK) :] for t in self._idf if t.startswith(SOURCE_MARK)}
+        self._joinable_terms = tuple(sorted(source_words.union(self._sorted_terms)))
         self._resolved: dict[str, QueryTerm] = {}
         self._request_words: dict[str, tuple[str, ...]] = {}
         self._joined: dict[str, bool] = {}
@@ -522,7 +525,7 @@ class LexicalIndex:
         """`tokens`, each pair of adjacent words followed by the pair written as one word when the
         catalog indexes that word ("non profit" -> `nonprofit`, "web site" -> `website`)."""
         out: list[str] = []
-        terms = self._sorted_terms
+        terms = self._joinable_terms
         known = self._joined
         previous = ""
         for tok in tokens:
@@ -537,8 +540,11 @@ class LexicalIndex:
                     indexed = (
                         position < len(terms)
                         and terms[position].startswith(start)
-                        and self._stemmer.stem(joined) in self._word_terms
-                    ) or SOURCE_MARK + self._stemmer.stem(joined) in self._idf
+                        and (
+                            (stemmed := self._stemmer.stem(joined)) in self._word_terms
+                            or SOURCE_MARK + stemmed in self._idf
+                        )
+                    )
                     remember(known, joined, indexed, _RESOLVE_CACHE)
                 if indexed:
                     out.append(joined)
