@@ -235,7 +235,7 @@ class LexicalIndex:
         # Per tool: term -> field -> term frequency (segments of run-together names count partially)
         doc_counts: list[dict[str, dict[str, float]]] = []
         lengths: list[dict[str, float]] = []
-        # the stems of the tool names written as one word (`get_customer` -> `getcustomer`)
+        # the tool names of several parts written as one word (`get_customer` -> `getcustomer`)
         name_wholes: set[str] = set()
         word_terms: set[str] = set()  # the terms of the tools' words, the names whole aside
         sources_seen: dict[str, list[tuple[str, float]]] = {}
@@ -266,8 +266,6 @@ class LexicalIndex:
                             )
                         for part in parts:
                             _count(counts, part, name, segment_weight)
-            # A name of several parts also counts whole, once, outside the field's length: a
-            # request naming the tool (`get_customer`, `getCustomer`) then names this tool alone.
             word_terms.update(counts)
             doc_lengths["source"] = float(len(fields["source"]))
             source_terms = sources_seen.get(cap.source)
@@ -277,13 +275,15 @@ class LexicalIndex:
                 )
             for term, weight in source_terms:
                 _count(counts, term, "source", weight)
-            whole = joined_whole(cap.name) or cap.name.casefold()
-            term = terms_of.get(whole)
-            if term is None:
-                term = terms_of[whole] = stem(whole)
-            if term not in counts:
-                _count(counts, term, "name", 1.0)
-            name_wholes.add(term)
+            # A name of several parts also counts whole, once, outside the field's length: a
+            # request naming the tool (`get_customer`, `getCustomer`) then names this tool alone.
+            # The whole is its own term, unstemmed: a name is matched as written (and stemming ten
+            # thousand long joined names took half a second). A camelCase name is already indexed
+            # whole among its tokens (`getWeather` -> `getweather`).
+            whole = joined_whole(cap.name)
+            if whole is not None and whole not in fields["name"]:
+                _count(counts, whole, "name", 1.0)
+                name_wholes.add(whole)
             doc_counts.append(counts)
             lengths.append(doc_lengths)
         n_docs = max(len(self._caps), 1)
@@ -415,7 +415,8 @@ class LexicalIndex:
         if cached is not None:
             return cached
         settings = self.settings
-        word = self._stemmer.stem(surface)
+        # a tool's name pasted whole is matched as written (see `joined_whole`), never stemmed
+        word = surface if surface in self._name_wholes else self._stemmer.stem(surface)
         matches: list[TermMatch] = []
         # the word the request means, as everyday English knows it: a misspelt word's correction
         # (below), or the American spelling of a word the list knows only in that spelling
@@ -517,7 +518,7 @@ class LexicalIndex:
             return (whole,)
         # a tool's name pasted into the request (`get_customer`): its parts, then the name whole
         joined = joined_whole(word)
-        if joined is not None and joined not in parts and self._stemmer.stem(joined) in self._name_wholes:
+        if joined is not None and joined not in parts and joined in self._name_wholes:
             return (*parts, joined)
         return tuple(parts)
 
