@@ -89,3 +89,12 @@ def test_a_word_of_a_one_server_catalog_keeps_its_own_rarity() -> None:
     )
     retrieval = SchemaRouter(catalog).retrieve("weather in Paris", 3)
     assert retrieval.names == ("get_weather",)
+
+
+def test_a_misspelt_server_name_is_no_error() -> None:
+    """Typos are corrected towards the tools' own words only: a correction towards a source's
+    word (`hackrnews` -> `hackernews`) named no indexed term and raised a KeyError."""
+    router = SchemaRouter(_servers())
+    for query in ("search hackrnews for rust", "githb issues", "musik analysis"):
+        router.retrieve(query, 3)  # no exception
+    assert router.retrieve("githb issues", 3).routes[:1] == ("github:list_issues",)

@@ -341,7 +341,10 @@ class LexicalIndex:
             self._named[term] = np.array(raw_named[term], dtype=np.bool_)
         self._surface_words = frozenset(surface_vocabulary)
         self._name_wholes = frozenset(name_wholes)
-        self._corrector = Corrector({tok for fields in per_doc for name in FIELDS for tok in fields[name]})
+        # typos are corrected towards the tools' own words, each of which is an indexed term
+        self._corrector = Corrector(
+            {tok for fields in per_doc for name in WORD_FIELDS for tok in fields[name]}
+        )
         # Prefix matches and joined request words look among the tools' words only: a name whole
         # is matched as a whole (`recipe` is no prefix of the name `recipe_retrieval`).
         self._word_terms = frozenset(word_terms)
