@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from schemarouter.cli import build_parser, main
+from schemarouter.cli._common import SAFE_INHERITED
 
 pytestmark = pytest.mark.slow
 
@@ -118,3 +119,11 @@ def test_help_names_what_a_stdio_server_inherits() -> None:
         assert "--env NAME=VALUE" in text
         if sys.platform != "win32":
             assert f"inherits only {', '.join(DEFAULT_INHERITED_ENV_VARS)}" in text
+
+
+def test_the_help_names_exactly_what_the_sdk_passes_on() -> None:
+    """`--help` names the MCP SDK's safe variables without importing the SDK: the copy must match."""
+    stdio = pytest.importorskip("mcp.client.stdio")
+    if sys.platform == "win32":
+        pytest.skip("the SDK passes a Windows list there; the help names the POSIX one")
+    assert tuple(stdio.DEFAULT_INHERITED_ENV_VARS) == SAFE_INHERITED

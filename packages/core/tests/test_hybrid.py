@@ -392,6 +392,25 @@ def test_route_cli_shows_the_mode_and_the_semantic_signal(tmp_path: Path) -> Non
     lexical = subprocess.run([*cli, "--json", query], capture_output=True, text=True, check=True)
     lexical_report = json.loads(lexical.stdout)
     assert (lexical_report["mode"], lexical_report["encoder"]) == ("lexical", None)
+    assert (report["unencoded_chars"], lexical_report["unencoded_chars"]) == (0, 0)
+
+
+def test_route_cli_says_how_much_of_a_long_request_the_encoder_did_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = pytest.importorskip(
+        "schemarouter_conformance", reason="the conformance package is not installed"
+    )
+    from schemarouter._hybrid import MAX_ENCODED_CHARS
+    from schemarouter.cli import main
+
+    command, args = fixture.stdio_command(tmp_path / "calls.jsonl")
+    query = "erase the customer record c-200 " + "x" * MAX_ENCODED_CHARS
+    cli = ["route", "--stdio", shlex.join([command, *args]), "--name", "fixture", "--semantic"]
+    assert main([*cli, "--json", query]) == 0
+    assert json.loads(capsys.readouterr().out)["unencoded_chars"] == len(query) - MAX_ENCODED_CHARS
+    assert main([*cli, query]) == 0
+    assert f"{len(query) - MAX_ENCODED_CHARS} characters after" in capsys.readouterr().out
 
 
 def test_calibrate_cli_names_the_hybrid_mode_of_its_threshold(tmp_path: Path) -> None:

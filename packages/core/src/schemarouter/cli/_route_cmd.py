@@ -49,10 +49,12 @@ def route_to_json(
     skipped: int = 0,
     unweighed: tuple[str, ...] = (),
     encoder: str | None = None,
+    unencoded: int = 0,
 ) -> dict[str, Any]:
     """`mode`: `lexical` or `hybrid`; `encoder`: the hybrid mode's encoder (None in lexical mode);
     `skipped`: tools the catalog could not load (`schemarouter catalog` lists them);
-    `unweighed`: the request's words past the first 64, which routing did not weigh (counted)."""
+    `unweighed`: the request's words past the first 64, which routing did not weigh (counted);
+    `unencoded`: in hybrid mode, the request's characters past those the encoder reads."""
     return {
         "query": allow.query,
         "catalog_version": allow.catalog_version,
@@ -70,6 +72,7 @@ def route_to_json(
         "encoder": encoder,
         "skipped_tools": skipped,
         "unweighed_words": len(unweighed),
+        "unencoded_chars": unencoded,
     }
 
 
@@ -102,10 +105,18 @@ async def run(args: argparse.Namespace) -> int:
     allow = visibility.allow_set(args.query)
     retrieval = router.retrieve(args.query, args.k, policy=policy)
     unweighed = router.index.unweighed_words(args.query)
+    retriever = router.retriever
+    unencoded = retriever.unencoded_chars(args.query) if isinstance(retriever, HybridRetriever) else 0
     if args.json:
         emit_json(
             route_to_json(
-                allow, retrieval, router.mode, len(router.catalog.skipped), unweighed, encoder_name(router)
+                allow,
+                retrieval,
+                router.mode,
+                len(router.catalog.skipped),
+                unweighed,
+                encoder_name(router),
+                unencoded,
             )
         )
         return 0
@@ -140,7 +151,7 @@ async def run(args: argparse.Namespace) -> int:
         stdout.print(table)
     stdout.print(
         f"{len(allow.routed)} routed of {len(router.catalog)} tools (k={args.k}); "
-        f"{retrieval.matched} {'competed' if isinstance(router.retriever, HybridRetriever) else 'matched a query word'}; "
+        f"{retrieval.matched} {'competed' if isinstance(retriever, HybridRetriever) else 'matched a query word'}; "
         f"catalog {allow.catalog_version[:12]}; "
         f"mode {mode_text(router)}"
     )
@@ -150,6 +161,12 @@ async def run(args: argparse.Namespace) -> int:
         stdout.print(
             f"[yellow]{len(unweighed)} words after the request's first 64 were not weighed[/] "
             f"(from {escape(repr(unweighed[0]))}): route the user's latest message, not a whole transcript",
+            markup=True,
+        )
+    if unencoded:
+        stdout.print(
+            f"[yellow]{unencoded} characters after the request's first {len(args.query) - unencoded} were "
+            "not read by the encoder[/] (hybrid mode encodes the start of a request)",
             markup=True,
         )
     if router.catalog.skipped:
