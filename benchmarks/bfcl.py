@@ -44,7 +44,7 @@ from _datasets import BfclEntry, bfcl
 from hybrid import versions
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec
-from schemarouter._semantic import SemanticIndex, TextEncoder
+from schemarouter.retrieval._semantic import SemanticIndex, TextEncoder
 
 OPEN = RetrievalAbstentionPolicy(min_score=0.0)
 """No score threshold: the gate's structural evidence rules only."""
@@ -193,7 +193,7 @@ def relevance(entries: Sequence[BfclEntry], make: Callable[[Catalog], Ranker]) -
 
 def _encoder() -> TextEncoder | None:
     try:
-        from schemarouter._semantic import WordLlamaEncoder
+        from schemarouter.retrieval._semantic import WordLlamaEncoder
 
         return WordLlamaEncoder().load()
     except Exception as exc:  # the extra is optional: report what is left out and why

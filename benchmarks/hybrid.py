@@ -64,7 +64,7 @@ from _datasets import (
 )
 
 from schemarouter import Capability, Catalog, RetrievalAbstentionPolicy, SchemaRouter, Visibility
-from schemarouter._semantic import SemanticIndex, WordLlamaEncoder
+from schemarouter.retrieval._semantic import SemanticIndex, WordLlamaEncoder
 
 MODES = ("lexical", "semantic", "hybrid")
 TARGET_OVER_REJECTION = 0.05
@@ -282,7 +282,7 @@ def model_load_seconds() -> dict[str, float]:
     """Import + load of the default encoder in a fresh interpreter (what a cold start pays)."""
     code = (
         "import time, json; t0 = time.perf_counter();"
-        "from schemarouter._semantic import WordLlamaEncoder; e = WordLlamaEncoder();"
+        "from schemarouter.retrieval._semantic import WordLlamaEncoder; e = WordLlamaEncoder();"
         "t1 = time.perf_counter(); e.load(); t2 = time.perf_counter();"
         "import numpy; print(json.dumps({'import_s': t1 - t0, 'load_s': t2 - t1, 'total_s': t2 - t0}))"
     )

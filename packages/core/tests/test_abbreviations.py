@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
-from schemarouter._abbreviations import ABBREVIATIONS
-from schemarouter._index import IndexSettings, LexicalIndex
-from schemarouter._no_route import gate
+from schemarouter.analysis._abbreviations import ABBREVIATIONS
+from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._gate import gate
 
 TOOLS = [
     ToolSpec(

@@ -21,11 +21,11 @@ from schemarouter import (
     Visibility,
     calibrate,
 )
-from schemarouter._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever
-from schemarouter._semantic import SemanticIndex, WordLlamaEncoder, semantic_available
-from schemarouter._stemming import Stemmer
-from schemarouter._synonyms import synonyms_by_stem
-from schemarouter._text import identifier_tokens, text_tokens
+from schemarouter.retrieval._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever
+from schemarouter.retrieval._semantic import SemanticIndex, WordLlamaEncoder, semantic_available
+from schemarouter.analysis._stemming import Stemmer
+from schemarouter.analysis._synonyms import synonyms_by_stem
+from schemarouter.analysis._text import identifier_tokens, text_tokens
 from schemarouter.testing import unexplained_differences
 
 pytestmark = pytest.mark.skipif(
@@ -401,7 +401,7 @@ def test_route_cli_says_how_much_of_a_long_request_the_encoder_did_not_read(
     fixture = pytest.importorskip(
         "schemarouter_conformance", reason="the conformance package is not installed"
     )
-    from schemarouter._hybrid import MAX_ENCODED_CHARS
+    from schemarouter.retrieval._hybrid import MAX_ENCODED_CHARS
     from schemarouter.cli import main
 
     command, args = fixture.stdio_command(tmp_path / "calls.jsonl")

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, UserError
-from schemarouter._hybrid import HybridPolicy
-from schemarouter._semantic import WordLlamaEncoder, clause_spans, clauses, semantic_available
+from schemarouter.retrieval._hybrid import HybridPolicy
+from schemarouter.retrieval._semantic import WordLlamaEncoder, clause_spans, clauses, semantic_available
 
 TOPICS = {"rain": 0, "umbrella": 0, "sunny": 0, "letter": 1, "envelope": 1, "stamp": 1}
 """Request words, by the topic axis they point along (weather, post)."""

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, UserError
-from schemarouter._hybrid import HybridPolicy
+from schemarouter.retrieval._hybrid import HybridPolicy
 
 # Tool -> its cosine with every request. The lexical side sees only the words.
 COSINES = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
-from schemarouter._semantic import semantic_available
+from schemarouter.retrieval._semantic import semantic_available
 
 pytestmark = pytest.mark.skipif(
     not semantic_available(), reason="schemarouter-core[semantic] (wordllama) is not installed"

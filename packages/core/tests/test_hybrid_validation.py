@@ -27,8 +27,8 @@ from schemarouter import (
     ainvoke_selective,
     execute_selective_plan,
 )
-from schemarouter._hybrid import MAX_ENCODED_CHARS, HybridPolicy, HybridRetriever
-from schemarouter._semantic import WordLlamaEncoder
+from schemarouter.retrieval._hybrid import MAX_ENCODED_CHARS, HybridPolicy, HybridRetriever
+from schemarouter.retrieval._semantic import WordLlamaEncoder
 
 CATALOG = Catalog.from_specs(
     "ops",

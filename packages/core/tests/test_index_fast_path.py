@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
-from schemarouter._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm, Ranked  # pyright: ignore[reportPrivateUsage]
-from schemarouter._no_route import (  # pyright: ignore[reportPrivateUsage]
+from schemarouter.retrieval._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm, Ranked  # pyright: ignore[reportPrivateUsage]
+from schemarouter.retrieval._gate import (  # pyright: ignore[reportPrivateUsage]
     DEFAULT_GATE,
     _match_evidence,
     _term_evidence,
@@ -23,8 +23,8 @@ from schemarouter._no_route import (  # pyright: ignore[reportPrivateUsage]
     unrouted_reason,
     verdicts,
 )
-from schemarouter._results import Candidate
-from schemarouter._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
+from schemarouter.retrieval._results import Candidate
+from schemarouter.analysis._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
 
 _VOCABULARY = (
     "weather forecast city temperature rain search flight airport date convert currency money "
@@ -397,7 +397,7 @@ def test_per_word_caches_stay_bounded_start_over_and_change_no_result(
     """With tiny bounds the per-word tables fill and start over again and again: every request
     routes exactly as with roomy tables, no table holds more than allowed, and the words of the
     latest request are remembered (a full table does not freeze on the first words it saw)."""
-    import schemarouter._index as index_module
+    import schemarouter.retrieval._index as index_module
 
     catalog = random_catalog(15, 150)
     queries = random_queries(15, 80)
@@ -445,7 +445,7 @@ def test_requests_alternating_gate_settings_each_read_their_own_word_vectors() -
 
 
 def test_a_full_memo_table_starts_over() -> None:
-    from schemarouter._memo import remember
+    from schemarouter.analysis._memo import remember
 
     table: dict[str, int] = {}
     for i in range(10):
@@ -462,7 +462,7 @@ def test_best_tools_equal_a_full_sort_whatever_share_of_tools_matched(share: flo
     sort by (-score, position), ties at the cutoff included, whatever share of tools matched."""
     import numpy as np
 
-    from schemarouter._ranking import best
+    from schemarouter.retrieval._ranking import best
 
     rng = random.Random(int(share * 100) + 17)
     for _ in range(40):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
-from schemarouter._paths import path_words
+from schemarouter.analysis._paths import path_words
 
 TOOLS = [
     ToolSpec(

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
-from schemarouter._index import IndexSettings, LexicalIndex
-from schemarouter._no_route import DEFAULT_GATE, gate
-from schemarouter._text import joined_whole, text_tokens
+from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._gate import DEFAULT_GATE, gate
+from schemarouter.analysis._text import joined_whole, text_tokens
 
 TOOLS = [
     ToolSpec("find_carpark", "Find free spaces near a location."),

@@ -26,7 +26,7 @@ from schemarouter import (
     SchemaRouter,
     ToolSpec,
 )
-from schemarouter._schema_checks import MAX_SCHEMA_DEPTH
+from schemarouter.catalog._schema_checks import MAX_SCHEMA_DEPTH
 from schemarouter_conformance import read_call_log
 
 SERVERS = Path(__file__).parent / "servers"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from schemarouter import Catalog, RoutingError, SchemaRouter, ToolSpec, UserError, Visibility
-from schemarouter._semantic import SemanticIndex, WordLlamaEncoder, semantic_available, tool_text
+from schemarouter.retrieval._semantic import SemanticIndex, WordLlamaEncoder, semantic_available, tool_text
 
 needs_extra = pytest.mark.skipif(
     not semantic_available(), reason="schemarouter-core[semantic] (wordllama) is not installed"
@@ -121,7 +121,7 @@ def test_similarities_over_row_blocks_equal_one_product(monkeypatch: pytest.Monk
     """Large catalogs are scored in row blocks (BLAS stays on the calling thread): same numbers."""
     import numpy as np
 
-    from schemarouter import _semantic
+    from schemarouter.retrieval import _semantic
 
     catalog = Catalog.from_specs(
         "many",

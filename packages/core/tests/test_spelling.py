@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
-from schemarouter._spelling import american
-from schemarouter._stemming import Stemmer
+from schemarouter.analysis._spelling import american
+from schemarouter.analysis._stemming import Stemmer
 
 BRITISH_TOOLS = [
     ToolSpec("summarise_document", "Summarise a document into its key points."),
@@ -86,7 +86,7 @@ def test_every_listed_noun_would_otherwise_stem_apart_from_its_verb() -> None:
     """The derivation table lists only pairs the stemmer alone keeps apart, and brings them together."""
     import snowballstemmer  # pyright: ignore[reportMissingTypeStubs]
 
-    from schemarouter._derivations import _NOUN_TO_VERB  # pyright: ignore[reportPrivateUsage]
+    from schemarouter.analysis._derivations import _NOUN_TO_VERB  # pyright: ignore[reportPrivateUsage]
 
     plain = snowballstemmer.stemmer("english")  # pyright: ignore[reportUnknownMemberType]
     stemmer = Stemmer()

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
-from schemarouter._index import IndexSettings, LexicalIndex
-from schemarouter._no_route import gate
-from schemarouter._stemming import Stemmer
-from schemarouter._synonyms import GROUPS, synonyms_by_stem
+from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._gate import gate
+from schemarouter.analysis._stemming import Stemmer
+from schemarouter.analysis._synonyms import GROUPS, synonyms_by_stem
 from schemarouter.cli import main
 
 TOOLS = [
@@ -153,7 +153,7 @@ def test_synonym_evidence_sets_what_a_synonym_brings_the_gate() -> None:
     """`GateSettings.synonym_evidence` scales a synonym's gate evidence, not its ranking."""
     from dataclasses import replace
 
-    from schemarouter._no_route import DEFAULT_GATE
+    from schemarouter.retrieval._gate import DEFAULT_GATE
 
     index = LexicalIndex(catalog())
     full = gate(index, "fetch invoice 1042", 3)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from schemarouter._segment import segment
-from schemarouter._stemming import Stemmer
-from schemarouter._text import identifier_tokens, text_tokens
+from schemarouter.analysis._segment import segment
+from schemarouter.analysis._stemming import Stemmer
+from schemarouter.analysis._text import identifier_tokens, text_tokens
 
 
 @pytest.mark.parametrize(

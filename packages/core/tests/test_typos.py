@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
-from schemarouter._index import IndexSettings, LexicalIndex
-from schemarouter._no_route import gate
-from schemarouter._segment import segment
-from schemarouter._semantic import semantic_available
-from schemarouter._typo import MAX_LENGTH, Corrector, _one_edit, correctable  # pyright: ignore[reportPrivateUsage]
+from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._gate import gate
+from schemarouter.analysis._segment import segment
+from schemarouter.retrieval._semantic import semantic_available
+from schemarouter.analysis._typo import MAX_LENGTH, Corrector, _one_edit, correctable  # pyright: ignore[reportPrivateUsage]
 from schemarouter.cli import main
 
 TOOLS = [

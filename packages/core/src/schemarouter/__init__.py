@@ -5,17 +5,17 @@ No agent-framework imports here; adapters live in their own packages.
 
 from __future__ import annotations
 
-from ._abstention import RetrievalAbstentionPolicy
-from ._allow_set_size import DEFAULT_K
-from ._calibrate import CalibrationPoint, CalibrationReport, calibrate
-from ._callables import CallableSource, callable_spec
-from ._calls import ToolResult
-from ._canonical import canonical_bytes, canonical_json, offered_bytes
-from ._capability import FINGERPRINT_FIELDS, Capability, make_route
-from ._catalog import Catalog, CatalogLimits, CutReason, ListingCut, SkippedTool, SkipReason, ToolSpec
-from ._config import RoutingConfig
-from ._contracts import ContractChecks
-from ._evidence import (
+from .retrieval._abstention import RetrievalAbstentionPolicy
+from ._defaults import DEFAULT_K
+from .retrieval._calibrate import CalibrationPoint, CalibrationReport, calibrate
+from .catalog._callables import CallableSource, callable_spec
+from .execution._calls import ToolResult
+from .catalog._canonical import canonical_bytes, canonical_json, offered_bytes
+from .catalog._capability import FINGERPRINT_FIELDS, Capability, make_route
+from .catalog._catalog import Catalog, CatalogLimits, CutReason, ListingCut, SkippedTool, SkipReason, ToolSpec
+from .visibility._config import RoutingConfig
+from .visibility._contracts import ContractChecks
+from .evidence._report import (
     BYTES_NOTE,
     EVIDENCE_FIELDS,
     BoundaryStatement,
@@ -27,10 +27,10 @@ from ._evidence import (
     missing_evidence_fields,
     validation_command,
 )
-from ._execution import ainvoke_selective, execute_selective_plan
-from ._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever, LexicalRetriever
-from ._mcp import McpSource
-from ._plans import (
+from .execution._boundary import ainvoke_selective, execute_selective_plan
+from .retrieval._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever, LexicalRetriever
+from .catalog._mcp import McpSource
+from .execution._plans import (
     ExecutableRetrieval,
     ExecutionPlan,
     PlanRequest,
@@ -38,10 +38,10 @@ from ._plans import (
     RunConfig,
     principal_identity,
 )
-from ._policy import EffectClass, ExecutionPolicy, PolicyDecision
-from ._refusal import RefusalReason
-from ._request import RouteRequest, coerce_request, request_in, request_via
-from ._results import (
+from .execution._policy import EffectClass, ExecutionPolicy, PolicyDecision
+from .execution._refusal import RefusalReason
+from .visibility._request import RouteRequest, coerce_request, request_in, request_via
+from .retrieval._results import (
     AllowSet,
     AllowSetProvider,
     Candidate,
@@ -52,8 +52,8 @@ from ._results import (
     ToolDecision,
 )
 from ._router import SchemaRouter
-from ._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder, semantic_available
-from ._visibility import Visibility
+from .retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder, semantic_available
+from .visibility._visibility import Visibility
 from .errors import (
     PolicyViolationError,
     RoutingError,

@@ -8,16 +8,16 @@ from typing import Any, Literal
 
 import anyio
 
-from ._abstention import RetrievalAbstentionPolicy, require_policy
-from ._allow_set_size import DEFAULT_K
-from ._callables import CallableSource
-from ._calls import ToolResult
-from ._catalog import Catalog, CatalogLimits
-from ._execution import run_plan
-from ._hybrid import HybridPolicy, HybridRetriever
-from ._index import LexicalIndex
-from ._mcp import McpSource
-from ._plans import (
+from .retrieval._abstention import RetrievalAbstentionPolicy, require_policy
+from ._defaults import DEFAULT_K
+from .catalog._callables import CallableSource
+from .execution._calls import ToolResult
+from .catalog._catalog import Catalog, CatalogLimits
+from .execution._boundary import run_plan
+from .retrieval._hybrid import HybridPolicy, HybridRetriever
+from .retrieval._index import LexicalIndex
+from .catalog._mcp import McpSource
+from .execution._plans import (
     ExecutableRetrieval,
     ExecutionPlan,
     PlanRequest,
@@ -25,9 +25,9 @@ from ._plans import (
     make_plan,
     retrieve_for_request,
 )
-from ._policy import ExecutionPolicy
-from ._results import Retrieval
-from ._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
+from .execution._policy import ExecutionPolicy
+from .retrieval._results import Retrieval
+from .retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
 from .errors import UserError, require_k
 
 __all__ = ["SchemaRouter"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from ._config import RoutingConfig
+from .visibility._config import RoutingConfig
 from ._router import SchemaRouter
 
 __all__ = ["FIXTURE_SERVER", "ROUTING", "SOURCE_NAME", "load_router"]

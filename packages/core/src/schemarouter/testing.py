@@ -25,11 +25,11 @@ from collections.abc import Awaitable, Callable, Collection, Hashable, Iterable,
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
-from ._allow_set_size import DEFAULT_K
-from ._evidence import EvidenceReport, LatencySummary
-from ._results import AllowSet, AllowSetProvider, Retrieval
+from ._defaults import DEFAULT_K
+from .evidence._report import EvidenceReport, LatencySummary
+from .retrieval._results import AllowSet, AllowSetProvider, Retrieval
 from ._router import SchemaRouter
-from ._visibility import Visibility
+from .visibility._visibility import Visibility
 from .errors import RoutingError, UserError
 
 __all__ = [

@@ -12,9 +12,9 @@ from typing import Any, cast
 
 from rich.table import Table
 
-from .._allow_set_size import DEFAULT_K
-from .._calibrate import CalibrationReport, calibrate
-from .._json_file import read_json_file
+from .._defaults import DEFAULT_K
+from ..retrieval._calibrate import CalibrationReport, calibrate
+from ..catalog._json_file import read_json_file
 from ..errors import UserError
 from ._common import (
     add_semantic_argument,

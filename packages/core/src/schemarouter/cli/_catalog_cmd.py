@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .._catalog import Catalog
+from ..catalog._catalog import Catalog
 from ._common import add_source_arguments, emit_json, load_router, stdout
 
 __all__ = ["register"]

@@ -12,9 +12,9 @@ from typing import Any
 
 from rich.console import Console
 
-from .._catalog import Catalog
-from .._hybrid import HybridRetriever
-from .._mcp import McpSource
+from ..catalog._catalog import Catalog
+from ..retrieval._hybrid import HybridRetriever
+from ..catalog._mcp import McpSource
 from .._router import SchemaRouter
 from ..errors import UserError
 

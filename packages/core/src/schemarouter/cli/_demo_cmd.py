@@ -18,8 +18,8 @@ from typing import Any, cast
 from rich.markup import escape
 from rich.table import Table
 
-from .._config import RoutingConfig
-from .._evidence import EvidenceReport
+from ..visibility._config import RoutingConfig
+from ..evidence._report import EvidenceReport
 from ..demo_routing import ROUTING
 from ..errors import RuntimeFailure
 from ._common import emit_json, stderr, stdout

@@ -9,11 +9,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .._abstention import RetrievalAbstentionPolicy
-from .._allow_set_size import DEFAULT_K
-from .._hybrid import HybridRetriever
-from .._results import AllowSet, Candidate, Retrieval
-from .._visibility import Visibility
+from ..retrieval._abstention import RetrievalAbstentionPolicy
+from .._defaults import DEFAULT_K
+from ..retrieval._hybrid import HybridRetriever
+from ..retrieval._results import AllowSet, Candidate, Retrieval
+from ..visibility._visibility import Visibility
 from ._common import (
     add_semantic_argument,
     add_source_arguments,

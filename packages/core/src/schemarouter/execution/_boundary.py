@@ -1,0 +1,99 @@
+"""The execution boundary: run a plan only if it passes the fail-closed gate.
+
+    router.ainvoke(request)                         retrieval -> plan -> policy -> call
+    ainvoke_selective(router, request, k, policy)   the same, plus the shortlist gate
+    execute_selective_plan(router, retrieval, plan) the selective gate on a plan made earlier
+
+Every refusal is a `PolicyViolationError` raised before any tool call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
+from .._defaults import DEFAULT_K
+from ._calls import ToolResult, call_cleared
+from ._plan_checks import ClearedCall, check_plan
+from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, RunConfig, as_request
+from ..errors import ToolCallError, require_k
+
+if TYPE_CHECKING:
+    from .._router import SchemaRouter
+
+__all__ = ["ainvoke_selective", "execute_selective_plan", "run_plan"]
+
+
+async def _run(router: SchemaRouter, cleared: tuple[ClearedCall, ...]) -> ToolResult:
+    # Each call carries the arguments the gate checked; the plan is not read again, so
+    # nothing done to it while a call runs reaches a fallback.
+    recheck = not router.catalog_age < router.policy.contract_max_age
+    failures: list[ToolCallError] = []
+    for call in cleared:
+        try:
+            result = await call_cleared(call, recheck=recheck)
+        except ToolCallError as exc:
+            if failures:
+                exc.__context__ = failures[-1]
+            failures.append(exc)
+            continue
+        except Exception as exc:
+            if failures and exc.__context__ is None:
+                exc.__context__ = failures[-1]
+            raise
+        return dataclasses.replace(result, fallback_from=tuple(f.route for f in failures))
+    raise failures[-1]
+
+
+async def run_plan(router: SchemaRouter, plan: ExecutionPlan, config: RunConfig | None) -> ToolResult:
+    """`router.ainvoke`'s last step: every check except the shortlist, then the call."""
+    return await _run(router, check_plan(router, plan, config))
+
+
+async def execute_selective_plan(
+    router: SchemaRouter,
+    retrieval: ExecutableRetrieval,
+    plan: ExecutionPlan,
+    *,
+    policy: RetrievalAbstentionPolicy | None = None,
+    config: RunConfig | None = None,
+    k: int | None = None,
+) -> ToolResult:
+    """Run `plan` only if it passes every check, including the shortlist of `retrieval`.
+
+    Refuses before any call, with a `PolicyViolationError` whose `reason` is a
+    `RefusalReason`: a sealed plan from this router, unexpired, for the principal in
+    `config`, over the router's catalog; a retrieval for the same request, principal and
+    catalog; every planned route (fallbacks included) kept both by `retrieval` and by a
+    fresh retrieval of the plan's request keeping at most `k` tools under `policy`;
+    unchanged contracts; arguments valid against each input schema; the router's
+    `ExecutionPolicy` allowing each route. MCP contracts are re-checked against the live
+    listing when the catalog is older than `ExecutionPolicy.contract_max_age`.
+
+    `k` and `policy` default to the ones `retrieval` was made with, so the shortlist is then
+    as wide as the retrieval says. Pass your configured values to have the boundary enforce
+    them whatever retrieval it is handed.
+    """
+    if k is not None:
+        require_k(k)
+    require_policy(policy, "policy")
+    cleared = check_plan(router, plan, config, retrieval=retrieval, abstention=policy, k=k)
+    return await _run(router, cleared)
+
+
+async def ainvoke_selective(
+    router: SchemaRouter,
+    request: PlanRequest | str,
+    *,
+    k: int = DEFAULT_K,
+    policy: RetrievalAbstentionPolicy | None = None,
+    config: RunConfig | None = None,
+) -> ToolResult:
+    """Retrieve, plan and execute in one step, through the same gate as
+    `execute_selective_plan`: no-route verdicts and off-shortlist routes are refused."""
+    require_k(k)
+    request = as_request(request)
+    retrieval = router.retrieve_executable(request, k, policy=policy, config=config)
+    plan = router.plan_executable(request, config=config)
+    return await execute_selective_plan(router, retrieval, plan, policy=policy, config=config, k=k)

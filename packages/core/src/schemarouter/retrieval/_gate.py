@@ -1,0 +1,399 @@
+"""The no-route gate: which ranked tools may be routed at all, and why the others are not.
+
+A lexical score ranks; it does not say whether any tool fits. The gate reads, for each
+competing tool, which query words hit which of its fields, and weighs every hit by how
+rare the matched word is in the catalog and how unusual it is in everyday English. Hits on
+the tool's identifiers (name, title) count fully; hits elsewhere count less. A tool is kept
+only when that evidence clears a floor: a specific word naming the tool, or several
+specific words of its description together. Stop-word or everyday-word overlap never
+clears it. The calibrated `RetrievalAbstentionPolicy.min_score` applies on top.
+
+A candidate's `score` (what `min_score` and calibration threshold) blends that evidence with
+the tool's BM25F ranking score, read in units of the catalog's highest term weight: evidence
+says which specific words the tool explains, the ranking score how strongly and in which
+fields, and a request that needs no tool tends to be weak on one of the two.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from ._abstention import RetrievalAbstentionPolicy
+from ..catalog._capability import Capability
+from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
+from ._index import LexicalIndex, QueryTerm, Ranked
+from ._results import Candidate, Retrieval, RouteReason, Signal
+
+__all__ = [
+    "GateRanking",
+    "GateSettings",
+    "Verdict",
+    "gate",
+    "kept_docs",
+    "no_route_reason",
+    "rank_for_gate",
+    "unrouted_reason",
+    "verdicts",
+]
+
+_FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
+_IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class GateSettings:
+    """Floors of the gate. `score` and `identifier_score` are both in [0, 1)."""
+
+    other_field_factor: float = 0.7
+    """Evidence of a hit outside the identifiers, relative to an identifier hit."""
+    other_field_power: float = 2.0
+    """Outside the identifiers, specificity counts this many times: everyday words stuffed into a
+    description add up to little."""
+    prefix_evidence: float = 0.0
+    """Evidence of a prefix match (`dealer` / `dealership`): it helps ranking, but is too loose to route."""
+    synonym_evidence: float = 1.0
+    """Evidence of a synonym match (`remove` / `delete`), relative to its ranking credit
+    (`IndexSettings.synonym_quality`). Below 1, a request whose only link to a tool is a
+    synonym is less likely to route on it (0 = synonyms help ranking only)."""
+    identifier_floor: float = 0.25
+    """A tool whose identifier evidence reaches this is kept (the query names it)."""
+    evidence_floor: float = 0.3
+    """A tool whose total evidence reaches this is kept even without an identifier hit."""
+    rank_weight: float = 0.5
+    """Share of the routing score taken from the BM25F ranking score (per unit of the catalog's
+    highest term weight), geometric with the gate evidence; 0 = evidence alone."""
+    min_depth: int = 32
+    """Ranked tools examined at least (more when k is large)."""
+    reported_dropped: int = 10
+    """Refused tools reported with their reasons, best ranked first (the rest are counted)."""
+    unbounded_floors: tuple[float, float] = field(init=False, repr=False, compare=False)
+    """`evidence_floor` and `identifier_floor` on evidence's unbounded scale, worked out once
+    (the gate compares against them on every request)."""
+
+    def __post_init__(self) -> None:
+        floors = (_unbounded(self.evidence_floor), _unbounded(self.identifier_floor))
+        object.__setattr__(self, "unbounded_floors", floors)
+
+
+def _unbounded(score: float) -> float:
+    return -math.log(1.0 - min(score, 0.999999))
+
+
+DEFAULT_GATE = GateSettings()
+
+
+def _floors(settings: GateSettings, policy: RetrievalAbstentionPolicy | None) -> tuple[float, float, float]:
+    """The evidence floor and the identifier floor (unbounded, as evidence is), and the policy's
+    `min_score` (0 without a policy)."""
+    min_score = policy.min_score if policy is not None else 0.0
+    evidence, identifier = settings.unbounded_floors
+    return evidence, identifier, min_score
+
+
+def _rows(ranked: Ranked) -> Iterator[tuple[int, float, float, float]]:
+    """Each ranked tool, best first: (position, ranking score, evidence, identifier evidence)."""
+    return zip(ranked.docs, ranked.rank_scores, ranked.support, ranked.named, strict=True)
+
+
+def _routing_score(total: float, rank_score: float, unit: float, settings: GateSettings) -> float:
+    """A tool's routing score in [0, 1) from its gate evidence and its ranking score."""
+    weight = settings.rank_weight
+    if total > 0.0 and weight > 0.0:
+        # evidence blended geometrically with the ranking score (in units of the highest term weight)
+        return 1.0 - math.exp(-(total ** (1.0 - weight) * (rank_score / unit) ** weight))
+    return 1.0 - math.exp(-total)
+
+
+def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -> list[tuple[float, float]]:
+    """Per match of one query term: the evidence of a hit on an identifier, and elsewhere."""
+    row: list[tuple[float, float]] = []
+    for match in qt.matches:
+        kind = match.kind
+        if kind == "prefix":
+            factor = settings.prefix_evidence
+        elif kind == "synonym":
+            factor = settings.synonym_evidence * match.quality
+        else:
+            factor = match.quality
+        rarity = index.rarity(match.term) * factor
+        on_name = rarity * qt.specificity
+        elsewhere = rarity * qt.specificity**settings.other_field_power * settings.other_field_factor
+        row.append((on_name, elsewhere))
+    return row
+
+
+def _match_evidence(
+    index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
+) -> list[list[tuple[float, float]]]:
+    """Per query term and match: the evidence of a hit on an identifier, and elsewhere."""
+    return [_term_evidence(index, qt, settings) for qt in terms]
+
+
+def _fields_of(mask: int) -> tuple[str, ...]:
+    return tuple(name for name in FIELDS if mask & _FIELD_BIT[name])
+
+
+_FIELDS_OF = {mask: _fields_of(mask) for mask in range(1 << len(FIELDS))}
+"""Field bitmask -> the names of the fields it sets, in field order."""
+
+
+def _signals(
+    index: LexicalIndex,
+    doc: int,
+    terms: tuple[QueryTerm, ...],
+    weights: list[list[tuple[float, float]]],
+) -> tuple[Signal, ...]:
+    """The signals behind one tool's score: which query word hit which field, with what evidence.
+
+    `weights[i][j]` is the (identifier hit, other hit) evidence of `terms[i].matches[j]`.
+    """
+    signals: list[Signal] = []
+    for i, j, mask in index.doc_hits(doc, terms):
+        on_name, elsewhere = weights[i][j]
+        weight = round(on_name if mask & _IDENTIFIER_MASK else elsewhere, 6)
+        term = terms[i]
+        surface, read_as = term.surface, term.matches[j].read_as
+        if term.named_by is not None:  # "report.md" read as markdown
+            surface, read_as = term.named_by, read_as or surface
+        for name in _FIELDS_OF[mask]:
+            signals.append(Signal(surface, name, weight, read_as))
+    return tuple(signals)
+
+
+class Verdict(NamedTuple):
+    """The gate's decision on one ranked tool, with the exact floats it was decided on."""
+
+    doc: int
+    score: float
+    """The routing score in [0, 1) (`Candidate.score` is this, rounded)."""
+    identifier: float
+    """Evidence that the query names the tool (unbounded; `Candidate.identifier_score` bounds it)."""
+    rank_score: float
+    kept: bool
+    reason: str
+
+
+class GateRanking(NamedTuple):
+    """One request ranked for the gate: its terms and its best-ranked tools with their evidence.
+
+    Holds no reference to the index, so a deferred report (`AllowSet.decisions`) does not
+    keep an old catalog version's index alive.
+    """
+
+    tools: tuple[Capability, ...]
+    """The catalog's tools in the index's (route) order; `ranked.docs` are positions in it."""
+    terms: tuple[QueryTerm, ...]
+    ranked: Ranked
+    preferred_doc: int | None
+    unit: float
+    """The index's highest term weight: ranking scores are read in units of it."""
+
+
+def rank_for_gate(
+    index: LexicalIndex,
+    query: str,
+    k: int,
+    preferred_route: str | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+    count: bool = True,
+) -> GateRanking:
+    """Rank `query` deep enough for the gate to keep `k` tools past the `hidden` ones.
+
+    Without `count`, the tools matched are not counted (`Ranked.matched` is None).
+    """
+    terms = index.query_terms(query)
+    preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
+    depth = max(settings.min_depth, 4 * k)
+    if hidden:
+        depth += min(len(hidden), depth)
+    ranked = index.rank(
+        terms, depth, settings, lambda qt: _term_evidence(index, qt, settings), preferred_doc, count
+    )
+    return GateRanking(index.capabilities, terms, ranked, preferred_doc, index.max_idf)
+
+
+def verdicts(
+    ranking: GateRanking,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> tuple[list[Verdict], list[Verdict]]:
+    """The gate's verdicts on the ranked tools, in rank order: at most `k` kept, and refusals.
+
+    Refusals are the `hidden` tools (with the rule's reason; they do not use up `k`) and at
+    most `settings.reported_dropped` others, best ranked first. `kept_docs` gives the kept
+    tools alone, for callers that read the refusals later or never.
+    """
+    ranked = ranking.ranked
+    kept: list[Verdict] = []
+    dropped: list[Verdict] = []
+    if not ranked.docs:
+        return kept, dropped
+    evidence_floor, identifier_floor, min_score = _floors(settings, policy)
+    unit = ranking.unit
+    preferred_doc = ranking.preferred_doc
+    hidden_left = sum(doc in hidden for doc in ranked.docs) if hidden else 0
+    reported = settings.reported_dropped
+    for doc, rank_score, total, identifier in _rows(ranked):
+        if len(kept) >= k and len(dropped) >= reported and not hidden_left:
+            break  # nothing further can be kept or reported
+        rule = hidden.get(doc) if hidden else None
+        if rule is None and len(dropped) >= reported and len(kept) >= k:
+            continue  # could only be refused, and enough refusals are reported
+        score = _routing_score(total, rank_score, unit, settings)
+        # (`kept_docs` restates this decision for the kept tools alone)
+        if rule is not None:
+            hidden_left -= 1
+            reason = rule
+        elif doc == preferred_doc:
+            reason = "preferred_route"
+        elif total < evidence_floor and identifier < identifier_floor:
+            reason = "no_identifier_signal" if identifier == 0.0 else "weak_evidence"
+        elif round(score, 6) < min_score:  # the score as reported: a threshold read off one keeps it
+            reason = "below_min_score"
+        else:
+            reason = "routed"
+        keep = reason == "routed" or reason == "preferred_route"
+        if keep and len(kept) >= k:
+            reason, keep = "beyond_k", False
+        if not keep and rule is None and len(dropped) >= reported:
+            continue
+        (kept if keep else dropped).append(Verdict(doc, score, identifier, rank_score, keep, reason))
+    return kept, dropped
+
+
+def kept_docs(
+    ranking: GateRanking,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> list[int]:
+    """The tools `verdicts` keeps, best ranked first, without their verdicts or any refusal.
+
+    The walk down the ranking stops at the k-th kept tool. A tool is kept when no static
+    rule hides it and it is the preferred route, or its evidence clears a floor and its
+    routing score reaches the policy's `min_score` (scored only when there is one).
+    """
+    evidence_floor, identifier_floor, min_score = _floors(settings, policy)
+    preferred_doc = ranking.preferred_doc
+    kept: list[int] = []
+    for doc, rank_score, total, identifier in _rows(ranking.ranked):
+        if hidden and doc in hidden:
+            continue
+        if doc != preferred_doc:
+            if total < evidence_floor and identifier < identifier_floor:
+                continue
+            if (
+                min_score > 0.0
+                and round(_routing_score(total, rank_score, ranking.unit, settings), 6) < min_score
+            ):
+                continue
+        kept.append(doc)
+        if len(kept) >= k:
+            break
+    return kept
+
+
+def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> RouteReason:
+    """Why the request routes or not, from its `verdicts` (static rules aside: see
+    `unrouted_reason`)."""
+    if kept:
+        return "routed"
+    if not ranking.terms:
+        return "no_content_words"
+    if not ranking.ranked.docs:
+        return "no_terms_matched"
+    if any(v.reason == "below_min_score" for v in dropped):
+        return "below_min_score"
+    return "gate_refused_all"
+
+
+def _only_hidden_pass(
+    ranking: GateRanking,
+    policy: RetrievalAbstentionPolicy | None,
+    settings: GateSettings,
+    hidden: Mapping[int, str] | None,
+) -> bool:
+    """For a ranking that keeps nothing past the `hidden` tools: would the gate keep one of them?"""
+    return bool(hidden) and bool(kept_docs(ranking, 1, policy, settings))
+
+
+def unrouted_reason(
+    ranking: GateRanking,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> tuple[RouteReason, tuple[list[Verdict], list[Verdict]] | None]:
+    """Why nothing is routed, for a ranking `kept_docs` keeps nothing of; and the verdicts, when
+    saying why took them.
+
+    `static_rules_hid_all` when the gate would keep a tool that a static rule hides. Only a
+    policy threshold refuses a tool for its score (`below_min_score`): without one, the
+    reason follows from the ranking alone and no verdict is worked out.
+    """
+    if _only_hidden_pass(ranking, policy, settings, hidden):
+        return "static_rules_hid_all", None
+    if policy is None or policy.min_score <= 0.0:
+        return no_route_reason(ranking, [], []), None
+    full = verdicts(ranking, k, policy, settings, hidden)
+    return no_route_reason(ranking, *full), full
+
+
+def gate(
+    index: LexicalIndex,
+    query: str,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    preferred_route: str | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+    explain: bool = True,
+) -> Retrieval:
+    """Rank `query` over `index`, keep at most `k` tools that pass the gate and the policy.
+
+    `hidden` maps tools (by position) that static rules hide to the rule's reason: they are
+    reported as dropped with that reason and do not use up `k`. At most
+    `settings.reported_dropped` other refusals are reported, best ranked first. With
+    `explain=False` candidates carry no `signals` (scores, reasons and decisions are the same).
+    """
+    ranking = rank_for_gate(index, query, k, preferred_route, settings, hidden)
+    kept, dropped = verdicts(ranking, k, policy, settings, hidden)
+    terms = ranking.terms
+    evidence = _match_evidence(index, terms, settings) if explain else []
+    caps = ranking.tools
+
+    def candidate(verdict: Verdict) -> Candidate:
+        cap = caps[verdict.doc]
+        return Candidate(
+            route=cap.route,
+            name=cap.name,
+            source=cap.source,
+            score=round(verdict.score, 6),
+            identifier_score=round(1.0 - math.exp(-verdict.identifier), 6),
+            signals=_signals(index, verdict.doc, terms, evidence) if explain else (),
+            kept=verdict.kept,
+            reason=verdict.reason,
+            rank_score=round(verdict.rank_score, 6),
+        )
+
+    return Retrieval(
+        query=query,
+        k=k,
+        catalog_version=index.catalog.version,
+        candidates=tuple(candidate(v) for v in kept),
+        dropped=tuple(candidate(v) for v in dropped),
+        no_route=not kept,
+        reason=(
+            "static_rules_hid_all"
+            if not kept and _only_hidden_pass(ranking, policy, settings, hidden)
+            else no_route_reason(ranking, kept, dropped)
+        ),
+        matched=ranking.ranked.matched or 0,
+    )

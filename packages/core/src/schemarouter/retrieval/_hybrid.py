@@ -1,0 +1,392 @@
+"""Hybrid retrieval: the lexical index fused with a semantic scorer, ranking and abstention together.
+
+Ranking and the no-route decision use the same two signals, but not the same number:
+
+- **Ranking** (`Candidate.rank_score`) fuses scores and places. Scores keep how far apart
+  two tools are; places (the tool's position in each signal's own ranking, as a reciprocal)
+  make sure each signal's best few tools compete even when the other signal disagrees:
+
+      rank = cosine + rank_weight * (lexical rank score / best lexical rank score)
+                    + evidence_weight * lexical evidence
+                    + semantic_place_weight / semantic place + lexical_place_weight / lexical place
+                    + gate_weight * (1 if the lexical gate keeps the tool)
+
+  Places count from 1 within the best `depth` tools of each signal; past that a place adds
+  nothing. (Reciprocal ranks alone measured worse than either signal on real catalogs.)
+
+- **Abstention** (`Candidate.score`, what `min_score` and `calibrate(...)` threshold) adds
+  the tool's own evidence to the best evidence of each signal for this query:
+
+      own   = cosine + lexical_weight * lexical evidence            (this tool)
+      query = best cosine + lexical_weight * best lexical evidence  (any tool)
+      score = (own + query) / 2
+
+  so a route is confident when the two signals agree on a tool, or when one of them is very
+  strong; a request that only vaguely resembles the catalog on both sides stays low. A tool
+  is considered at all only with some evidence: the lexical gate kept it, or it has
+  identifier evidence the semantic side does not contradict, or its cosine clears a floor.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Protocol
+
+from ._abstention import RetrievalAbstentionPolicy
+from ..catalog._catalog import Catalog
+from ._results import Candidate, Retrieval, RouteReason, Signal
+from ._semantic import SemanticIndex, encoder_reads
+from ..errors import UserError
+
+__all__ = [
+    "MAX_ENCODED_CHARS",
+    "SEMANTIC_FIELD",
+    "HybridPolicy",
+    "HybridRetriever",
+    "LexicalRetriever",
+    "require_hybrid_policy",
+]
+
+SEMANTIC_FIELD = "semantic"
+"""`Signal.field` of the semantic similarity signal on a hybrid candidate."""
+
+
+class LexicalRetriever(Protocol):
+    """What the hybrid needs from the lexical side: a catalog and a gated, ranked retrieval.
+
+    Optionally, `corrected_text(query) -> str` gives the request with misspelt words replaced
+    by what the lexical side reads them as (the lexical index has it); the semantic side then
+    encodes that text. Without it, the request is encoded as written.
+    """
+
+    @property
+    def catalog(self) -> Catalog: ...
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        policy: RetrievalAbstentionPolicy | None = None,
+        preferred_route: str | None = None,
+        explain: bool = True,
+    ) -> Retrieval:
+        """Kept and reported tools with scores and reasons; `explain=False` may leave out signals."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class HybridPolicy:
+    """How the two signals are fused, and how much evidence a tool needs to be routed.
+
+    Weights were chosen on the `dev` halves of the development data (MetaTool routing and
+    its Task1 abstention set, LiveMCPBench) and are reported on the held-out halves; see
+    `benchmarks/hybrid.py`.
+    """
+
+    rank_weight: float = 0.2
+    """Ranking: weight of the lexical rank score, relative to the best one for the query."""
+    evidence_weight: float = 0.2
+    """Ranking: weight of the bounded lexical evidence."""
+    semantic_place_weight: float = 0.8
+    """Ranking: weight of 1 / the tool's place in the semantic ranking (1 for the closest tool)."""
+    lexical_place_weight: float = 0.2
+    """Ranking: weight of 1 / the tool's place in the lexical ranking."""
+    gate_weight: float = 0.2
+    """Ranking: added when the lexical gate keeps the tool."""
+    lexical_weight: float = 0.5
+    """Abstention: weight of the bounded lexical evidence next to the cosine."""
+    min_confidence: float = 0.3
+    """Abstention: least `Candidate.score` for a route, before any calibrated `min_score`.
+
+    In [0, 1 + lexical_weight], the range of the fused score. Deliberately permissive (a
+    cosine of 0.3 alone routes): hiding a needed tool costs more
+    than showing an extra one. Raise it with `calibrate(...)` on your own labelled queries.
+    """
+    agree_cosine: float = 0.1
+    """Least cosine for a tool with identifier evidence that the lexical gate refused; in (0, 1]."""
+    semantic_floor: float = 0.2
+    """Least cosine for a tool with no lexical evidence; in (0, 1] (a cosine of 0, an unrelated
+    tool or a zero vector, is never evidence)."""
+    depth: int = 20
+    """How many best tools of each signal (lexical and semantic) compete in the fusion, and get
+    a place. The lexical side is always asked for this many, whatever `k` is, so that the
+    ranking does not depend on `k`; for a `k` above it, only the semantic side's next best
+    tools (with no place) fill the rest: raise it with such a `k`."""
+    clause_weight: float = 0.5
+    """Ranking, for a request of several sentences or steps: each tool's cosine moves this far
+    from the whole request's towards its best clause's (see `clauses`), so that every part of a
+    request that asks for several things brings its own tools. The no-route decision always
+    reads the whole request's cosine. 0 = whole request only (and no clause is encoded)."""
+
+    def __post_init__(self) -> None:
+        # Typed float / int, but any object can be passed at run time. Every check fails at
+        # setup: a NaN floor would compare False with every score and turn the floor off.
+        for field in _WEIGHTS:
+            value = _number(self, field)
+            if not (math.isfinite(value) and value >= 0.0):
+                raise UserError(f"hybrid weights must be finite numbers >= 0, got {field}={value!r}")
+        for field in ("agree_cosine", "semantic_floor"):
+            value = _number(self, field)
+            if not (math.isfinite(value) and 0.0 < value <= 1.0):
+                # 0 or below would count an unrelated (orthogonal) tool as semantic evidence
+                raise UserError(f"hybrid cosine thresholds must lie in (0, 1], got {field}={value!r}")
+        top = 1.0 + self.lexical_weight  # the highest fused score: cosine 1 and evidence 1
+        confidence = _number(self, "min_confidence")
+        if not (math.isfinite(confidence) and 0.0 <= confidence <= top):
+            raise UserError(
+                f"min_confidence must lie in [0, 1 + lexical_weight] = [0, {top:g}], the range of "
+                f"the fused score, got {confidence!r}"
+            )
+        clause_weight = _number(self, "clause_weight")
+        if not (math.isfinite(clause_weight) and 0.0 <= clause_weight <= 1.0):
+            raise UserError(f"clause_weight must lie in [0, 1], got {clause_weight!r}")
+        depth = self.depth
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"depth must be an int >= 1, got {depth!r}")
+
+    def evidence(self, cosine: float, lexical: Candidate | None, semantic: bool = True) -> str:
+        """Which signals make a tool worth considering: a `Candidate.reason`, or `weak_evidence`.
+
+        Without `semantic` (a request the encoder does not read, see `TextEncoder`), the cosine
+        is no evidence: only the lexical gate keeps a tool."""
+        if not semantic:
+            return "lexical_gate" if lexical is not None and lexical.kept else "weak_evidence"
+        if lexical is not None and lexical.kept:
+            return "lexical_gate" if cosine < self.semantic_floor else "hybrid_agree"
+        if lexical is not None and lexical.identifier_score > 0 and cosine >= self.agree_cosine:
+            return "hybrid_agree"
+        if cosine >= self.semantic_floor:
+            return "semantic_match"
+        return "weak_evidence"
+
+
+_WEIGHTS = (
+    "rank_weight",
+    "evidence_weight",
+    "semantic_place_weight",
+    "lexical_place_weight",
+    "gate_weight",
+    "lexical_weight",
+)
+
+
+def _number(policy: HybridPolicy, field: str) -> float:
+    """`policy.field` as a float; a `UserError` for a bool, a string, None or any non-number."""
+    value: object = getattr(policy, field)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UserError(f"HybridPolicy.{field} must be a number, got {type(value).__name__}")
+    return float(value)
+
+
+def require_hybrid_policy(policy: object) -> HybridPolicy | None:
+    """`policy` if it is None or a `HybridPolicy`; a `UserError` naming the expected type otherwise
+    (an abstention policy or a calibration report is a likely slip)."""
+    if policy is None or isinstance(policy, HybridPolicy):
+        return policy
+    hint = (
+        " (a RetrievalAbstentionPolicy goes to Visibility(abstention=...) or retrieve(policy=...))"
+        if isinstance(policy, RetrievalAbstentionPolicy) or hasattr(policy, "policy")
+        else ""
+    )
+    raise UserError(f"the hybrid policy must be a HybridPolicy or None, got {type(policy).__name__}{hint}")
+
+
+MAX_ENCODED_CHARS = 32_768
+"""The semantic side encodes at most this many first characters of a request (the lexical side
+weighs its first 64 content words). The longest request of the development data has 18,686
+(a LiveMCPBench task with an image pasted in as base64), so no measured request is cut; a
+request of 1.6 MB took 5 to 7 s in hybrid mode before, 3.2 s of it in the tokenizer."""
+
+_REPORTED_DROPPED = 10
+"""Refused tools reported with their reasons, best ranked first (`Retrieval.matched` counts all)."""
+
+
+_Scored = tuple[float, str, float, float, Candidate | None]
+"""One competing tool: (-rank, route, score, cosine, its lexical candidate if any)."""
+
+
+def _lexical_order(c: Candidate) -> tuple[float, float, str]:
+    """The lexical ranking: best rank score first, then best evidence, then route."""
+    return (-c.rank_score, -c.score, c.route)
+
+
+_order = itemgetter(0, 1)
+"""Best rank first; ties broken by route (routes are unique)."""
+
+
+class HybridRetriever:
+    """Same `retrieve` contract as the lexical index, over one catalog version.
+
+    Deterministic: the same catalog, encoder, query and policy give the same candidates in
+    the same order (ties broken by route). Side-effect free. Per request the semantic side
+    is one encode and one matrix-vector product; only the few tools that compete (the best
+    `depth` of each signal) are looked at one by one.
+    """
+
+    def __init__(
+        self, lexical: LexicalRetriever, semantic: SemanticIndex, policy: HybridPolicy | None = None
+    ) -> None:
+        if semantic.catalog.version != lexical.catalog.version:
+            raise UserError("the lexical and semantic indexes were built for different catalog versions")
+        self.lexical = lexical
+        self.semantic = semantic
+        self.policy = require_hybrid_policy(policy) or HybridPolicy()
+        self.catalog = lexical.catalog
+        self._caps = {cap.route: cap for cap in lexical.catalog}
+
+    @property
+    def encoder_name(self) -> str:
+        return self.semantic.encoder_name
+
+    def unencoded_chars(self, query: str) -> int:
+        """How many characters at the end of `query` the encoder does not read (past the first
+        `MAX_ENCODED_CHARS`); 0 for almost every request, so that callers can say so."""
+        return max(0, len(query) - MAX_ENCODED_CHARS)
+
+    def _score(
+        self, query: str, k: int, preferred_route: str | None, explain: bool
+    ) -> tuple[list[_Scored], RouteReason, bool]:
+        """The competing tools, best ranked first, the lexical side's reason, and whether the
+        encoder reads the request (see `TextEncoder`)."""
+        import numpy as np
+
+        hp = self.policy
+        depth = hp.depth
+        # The lexical side is asked for its best `depth` tools whatever k is, so that the gate's
+        # verdicts and places the fusion reads do not depend on k: the allow-set at k is then
+        # the first k of a longer one (a gate capped at k would hand its bonus to other tools).
+        lexical = self.lexical.retrieve(query, depth, None, preferred_route, explain)
+        reported = (*lexical.candidates, *lexical.dropped)
+        # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
+        lex_top = heapq.nsmallest(depth, reported, key=_lexical_order)
+        position = self.semantic.position
+        routes = self.semantic.routes
+        # the semantic side reads a misspelt word as the lexical side does ("wheather": weather),
+        # and only the first MAX_ENCODED_CHARS characters (a megabyte took seconds to tokenise)
+        head = query[:MAX_ENCODED_CHARS]
+        corrected_text = getattr(self.lexical, "corrected_text", None)
+        text = str(corrected_text(head)) if callable(corrected_text) else head
+        if hp.clause_weight > 0.0:
+            sims, by_clause = self.semantic.clause_similarities(text)
+        else:
+            sims, by_clause = self.semantic.similarities(text), None
+        # A request the encoder does not read, or whose vector is zero (every cosine 0), gives
+        # no semantic evidence: only the lexical gate keeps tools. A zero vector has no
+        # semantic ranking either, so no tool joins the pool or gets a place through it.
+        heard = bool(sims.any())
+        read = encoder_reads(self.semantic.encoder, text) and heard
+        # Ranking reads each tool's cosine with the whole request moved towards its best clause's;
+        # the no-route decision reads the whole request's cosine alone.
+        meaning = sims if by_clause is None else sims + hp.clause_weight * (by_clause - sims)
+        size = int(sims.shape[0])
+        # A k above depth needs more tools than depth: the semantic side's next best join the
+        # pool with no place bonus, so they rank below every tool of its best `depth`.
+        wanted = max(k, depth)
+        sem_top: list[int] = list(range(size)) if heard else []
+        if heard and wanted < size:
+            # every tool at least as close as the wanted-th, ties included (in route order), so
+            # that which of two equally close tools competes does not depend on k either
+            least = np.partition(meaning, size - wanted)[size - wanted]
+            sem_top = np.flatnonzero(meaning >= least).tolist()
+        lex_at = {position[c.route]: c for c in lex_top}
+        pool = dict.fromkeys(lex_at)
+        pool.update(dict.fromkeys(sem_top))
+        if preferred_route is not None and preferred_route in position:
+            pool[position[preferred_route]] = None
+        at = list(pool)
+        cosines = [round(c, 6) for c in sims[at].tolist()]
+        closeness = cosines if by_clause is None else [round(c, 6) for c in meaning[at].tolist()]
+        closeness_of = dict(zip(at, closeness, strict=True))
+        # places within each signal's own ranking, from 1; ties broken by route
+        by_meaning = sorted(sem_top, key=lambda i: (-closeness_of[i], routes[i]))
+        sem_place = {i: place for place, i in enumerate(by_meaning[:depth], 1)}
+        lex_place = {i: place for place, i in enumerate(lex_at, 1)}
+        best_rank = max((c.rank_score for c in lex_top), default=0.0)
+        best_evidence = max((c.score for c in lex_top), default=0.0)
+        query_evidence = max(cosines, default=0.0) + hp.lexical_weight * best_evidence
+        scored: list[_Scored] = []
+        for i, cosine, close in zip(at, cosines, closeness, strict=True):
+            lex = lex_at.get(i)
+            place = sem_place.get(i)
+            rank = close + (hp.semantic_place_weight / place if place is not None else 0.0)
+            if lex is None:
+                score = round((cosine + query_evidence) / 2, 6)
+            else:
+                evidence = lex.score
+                rank_rel = lex.rank_score / best_rank if best_rank > 0 else 0.0
+                rank += (
+                    hp.rank_weight * rank_rel
+                    + hp.evidence_weight * evidence
+                    + hp.lexical_place_weight / lex_place[i]
+                    + (hp.gate_weight if lex.kept else 0.0)
+                )
+                score = round((cosine + hp.lexical_weight * evidence + query_evidence) / 2, 6)
+            scored.append((-round(rank, 6), routes[i], score, cosine, lex))
+        scored.sort(key=_order)
+        return scored, lexical.reason, read
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        policy: RetrievalAbstentionPolicy | None = None,
+        preferred_route: str | None = None,
+        explain: bool = True,
+    ) -> Retrieval:
+        """Fused retrieval of `query`. With `explain=False` candidates carry no `signals` (scores,
+        reasons and order are the same), which saves the lexical side's per-term signals."""
+        hp = self.policy
+        min_score = policy.min_score if policy is not None else 0.0
+        scored, lexical_reason, read = self._score(query, k, preferred_route, explain)
+        kept: list[Candidate] = []
+        dropped: list[Candidate] = []
+        for neg_rank, route, score, cosine, lex in scored:
+            if len(kept) >= k and len(dropped) >= _REPORTED_DROPPED:
+                break  # nothing further can be kept or reported
+            cap = self._caps[route]
+            if route == preferred_route:
+                reason = "preferred_route"
+            else:
+                reason = hp.evidence(cosine, lex, read)
+                if reason != "weak_evidence" and score < hp.min_confidence:
+                    reason = "low_confidence"
+                elif reason != "weak_evidence" and score < min_score:
+                    reason = "below_min_score"
+            passes = reason not in ("weak_evidence", "low_confidence", "below_min_score")
+            keep = passes and len(kept) < k
+            if not keep and len(dropped) >= _REPORTED_DROPPED:
+                continue
+            cand = Candidate(
+                route=cap.route,
+                name=cap.name,
+                source=cap.source,
+                score=score,
+                identifier_score=lex.identifier_score if lex is not None else 0.0,
+                signals=(
+                    (*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, cosine))
+                    if explain
+                    else ()
+                ),
+                kept=keep,
+                reason=reason if keep or not passes else "beyond_k",
+                rank_score=-neg_rank,
+            )
+            (kept if keep else dropped).append(cand)
+        matched = len(scored)
+        outcome: RouteReason
+        if kept:
+            outcome = "routed"
+        elif lexical_reason == "no_content_words":
+            outcome = "no_content_words"
+        elif not matched:
+            outcome = "no_terms_matched"
+        elif any(c.reason == "below_min_score" for c in dropped):
+            outcome = "below_min_score"
+        else:
+            outcome = "gate_refused_all"
+        return Retrieval(
+            query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, outcome, matched=matched
+        )

@@ -1,0 +1,94 @@
+"""What routing needs from a run: the request text and, optionally, who is asking.
+
+Adapters find it in their framework's per-run context; these helpers are the shared,
+framework-free part of that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from ..errors import RoutingError
+
+__all__ = ["RouteRequest", "coerce_request", "request_in", "request_via"]
+
+
+@dataclass(frozen=True, slots=True)
+class RouteRequest:
+    """The input of one routing decision: the user's request and an optional principal."""
+
+    query: str
+    principal: Hashable | None = None
+
+
+def coerce_request(value: object) -> RouteRequest | None:
+    """Normalise a `RouteRequest`, a query string, a `(query, principal)` tuple or None.
+
+    Raises `TypeError` on anything else, so a misbehaving user callable is reported (and the
+    adapter fails closed) instead of being guessed at.
+    """
+    kind = type(value).__name__
+    if value is None or isinstance(value, RouteRequest):
+        return value
+    if isinstance(value, str):
+        return RouteRequest(value)
+    pair = cast("tuple[Any, ...]", value) if isinstance(value, tuple) else None
+    if pair is not None and len(pair) == 2:
+        query, principal = pair
+        if not isinstance(query, str):
+            raise TypeError(f"the request query must be a string, got {type(query).__name__}")
+        if principal is not None and not isinstance(principal, Hashable):
+            raise TypeError(f"the principal must be hashable, got {type(principal).__name__}")
+        return RouteRequest(query, principal)
+    raise TypeError(
+        f"a request must be a RouteRequest, a string, a (query, principal) tuple or None, got {kind}"
+    )
+
+
+def request_in(context: object) -> RouteRequest | None:
+    """The request carried by a run context object, or None.
+
+    Accepted, in this order: a `RouteRequest`; a plain string (the query); a mapping with a
+    `"query"` key (and optionally `"principal"`); any object with a `query` attribute (and
+    optionally `principal`). Anything else, including no context, is "no request".
+    """
+    if context is None:
+        return None
+    if isinstance(context, RouteRequest):
+        return context
+    if isinstance(context, str):
+        return RouteRequest(context)
+    if isinstance(context, Mapping):
+        mapping = cast("Mapping[Any, Any]", context)
+        query: object = mapping.get("query")
+        principal: object = mapping.get("principal")
+    else:
+        query = getattr(context, "query", None)
+        principal = getattr(context, "principal", None)
+    if query is None:
+        return None
+    return coerce_request((query, principal))
+
+
+def request_via(
+    request_from: Callable[[Any], object], context: object, *, default: bool
+) -> RouteRequest | None:
+    """The request `request_from` finds in a run's `context`, normalised by `coerce_request`.
+
+    Raises `RoutingError` saying what failed: the context (when `default`, i.e. `request_from`
+    is the adapter's documented reader, whose `TypeError` means an unusable request in the
+    context), the user's `request_from` raising, or what it returned. Adapters fail closed on it.
+    """
+    try:
+        found = request_from(context)
+    except Exception as exc:
+        if default and isinstance(exc, TypeError):
+            raise RoutingError(f"unusable request in the run context: {exc}") from exc
+        where = "reading the request from the run context" if default else "request_from"
+        raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
+    try:
+        return coerce_request(found)
+    except TypeError as exc:
+        raise RoutingError(f"request_from returned an unusable request: {exc}") from exc

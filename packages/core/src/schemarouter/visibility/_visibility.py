@@ -1,0 +1,303 @@
+"""`Visibility`: the single object every adapter wraps. Query (+ principal) -> AllowSet."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
+from .._defaults import DEFAULT_K
+from ..catalog._capability import Capability
+from ..catalog._catalog import Catalog
+from ..retrieval._index import LexicalIndex
+from ..retrieval._gate import Verdict, kept_docs, rank_for_gate, unrouted_reason, verdicts
+from ..retrieval._results import AllowSet, RouteReason, ToolDecision
+from .._router import SchemaRouter
+from ..errors import RoutingError, UserError, require_k
+
+__all__ = ["Visibility"]
+
+StaticRule = Literal["blocked", "not_allowed"]
+
+logger = logging.getLogger("schemarouter.visibility")
+
+
+def _names(values: Collection[str] | None, what: str) -> frozenset[str]:
+    if values is None:
+        return frozenset()
+    if isinstance(values, str):
+        raise UserError(f"{what} must be a collection of tool names, not a single string")
+    return frozenset(values)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """Static rules resolved against one catalog version (computed once per version)."""
+
+    catalog: Catalog
+    index: LexicalIndex | None
+    hidden: dict[int, str]
+    """Tool position in the lexical index -> `blocked` or `not_allowed` (empty without the index)."""
+    hidden_routes: dict[str, StaticRule]
+    always: tuple[tuple[str, str], ...]
+    """(route, name) of the always-visible tools that are not blocked, in catalog order."""
+    unmatched: dict[str, tuple[str, ...]]
+    """Per rule (`blocked`, `allowed`, `always_visible`): its names that match no tool."""
+
+
+class Visibility:
+    """Which tools a model may see for a request.
+
+    Static rules match whole tool names or whole routes (`read` never matches
+    `read_all`). `blocked` wins over everything; when `allowed` is given, only those
+    tools can be routed; `always_visible` tools are shown for every request (unless
+    blocked) and do not count as a route. Pure and deterministic: no I/O, no tool call.
+    Rules are resolved once per catalog version, so a request costs one retrieval.
+    """
+
+    def __init__(
+        self,
+        router: SchemaRouter,
+        *,
+        k: int = DEFAULT_K,
+        abstention: RetrievalAbstentionPolicy | None = None,
+        always_visible: Collection[str] | None = None,
+        blocked: Collection[str] | None = None,
+        allowed: Collection[str] | None = None,
+    ) -> None:
+        require_k(k)
+        if not isinstance(router, SchemaRouter):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"router must be a SchemaRouter, got {type(router).__name__}")
+        self._router = router
+        self._k = k
+        self._abstention = require_policy(abstention)
+        self._always_visible = _names(always_visible, "always_visible")
+        self._blocked = _names(blocked, "blocked")
+        self._allowed = _names(allowed, "allowed") if allowed is not None else None
+        self._rules: _Rules | None = None
+        self._lock = threading.Lock()
+
+    # Read-only: rules are resolved once per catalog version, so a rule changed in place would
+    # be ignored. Make a new Visibility to change them.
+    @property
+    def router(self) -> SchemaRouter:
+        return self._router
+
+    @property
+    def k(self) -> int:
+        """At most this many routed tools are visible."""
+        return self._k
+
+    @property
+    def abstention(self) -> RetrievalAbstentionPolicy | None:
+        return self._abstention
+
+    @property
+    def always_visible(self) -> frozenset[str]:
+        return self._always_visible
+
+    @property
+    def blocked(self) -> frozenset[str]:
+        return self._blocked
+
+    @property
+    def allowed(self) -> frozenset[str] | None:
+        return self._allowed
+
+    def _is_blocked(self, name: str, route: str) -> bool:
+        return name in self.blocked or route in self.blocked
+
+    def _is_allowed(self, name: str, route: str) -> bool:
+        return self.allowed is None or name in self.allowed or route in self.allowed
+
+    def _resolve_rules(self) -> _Rules:
+        catalog = self.router.catalog
+        rules = self._rules
+        if rules is not None and rules.catalog is catalog:
+            return rules
+        with self._lock:
+            rules = self._rules
+            if rules is not None and rules.catalog is catalog:
+                return rules
+            hidden_routes: dict[str, StaticRule] = {}
+            always: list[tuple[str, str]] = []
+            for cap in catalog:
+                if self._is_blocked(cap.name, cap.route):
+                    hidden_routes[cap.route] = "blocked"
+                    continue
+                if not self._is_allowed(cap.name, cap.route):
+                    hidden_routes[cap.route] = "not_allowed"
+                if cap.name in self.always_visible or cap.route in self.always_visible:
+                    always.append((cap.route, cap.name))
+            index = self.router.index if self.router.mode == "lexical" else None
+            hidden: dict[int, str] = {}
+            if index is not None:
+                for doc, cap in enumerate(index.capabilities):
+                    rule = hidden_routes.get(cap.route)
+                    if rule is not None:
+                        hidden[doc] = rule
+            unmatched = self._unmatched(catalog)
+            for rule, names in unmatched.items():
+                logger.warning(
+                    "%s names %s, which match no tool of catalog %s (names and routes match whole)",
+                    rule,
+                    ", ".join(map(repr, names)),
+                    catalog.version[:12],
+                )
+            rules = _Rules(catalog, index, hidden, hidden_routes, tuple(always), unmatched)
+            self._rules = rules
+            return rules
+
+    def _unmatched(self, catalog: Catalog) -> dict[str, tuple[str, ...]]:
+        given = {"blocked": self.blocked, "allowed": self.allowed, "always_visible": self.always_visible}
+        unmatched = {rule: catalog.unknown(names) for rule, names in given.items() if names}
+        return {rule: names for rule, names in unmatched.items() if names}
+
+    def unmatched_rules(self) -> Mapping[str, tuple[str, ...]]:
+        """Names in `blocked`, `allowed` or `always_visible` that match no tool of the current
+        catalog, per rule (only rules with such names are listed). Usually a typo: a misspelt
+        `blocked` name hides nothing. Each catalog version's are also logged once, as a WARNING
+        on `schemarouter.visibility`."""
+        return dict(self._resolve_rules().unmatched)
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        """The ordered allow-set for `query`. Raises `RoutingError` only if the router itself fails.
+
+        Its `decisions` are worked out when first read (see `AllowSet`).
+        """
+        if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"query must be a string, got {type(query).__name__}")
+        try:
+            rules = self._resolve_rules()
+            index = rules.index
+            if index is not None and index.catalog is rules.catalog:
+                return self._lexical(index, query, principal, rules)
+            # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
+            depth = min(self.k + len(rules.hidden_routes), max(len(rules.catalog), 1))
+            retrieval = self.router.retrieve(query, max(depth, self.k), policy=self.abstention, explain=False)
+        except UserError:
+            raise
+        except Exception as exc:
+            raise RoutingError(f"routing failed for this request: {type(exc).__name__}: {exc}") from exc
+        kept: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.candidates]
+        dropped: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.dropped]
+        tools = [c for c, _, _ in kept]
+        return self._allow_set(
+            query, principal, rules, self.k, tools, retrieval.reason, lambda: (kept, dropped)
+        )
+
+    def _lexical(
+        self, index: LexicalIndex, query: str, principal: Hashable | None, rules: _Rules
+    ) -> AllowSet:
+        """The lexical gate read directly: the walk stops at the k-th kept tool, and the refusals
+        are gathered only when the decisions are read."""
+        k, policy, hidden = self.k, self.abstention, rules.hidden
+        ranking = rank_for_gate(index, query, k, hidden=hidden, count=False)
+        kept = kept_docs(ranking, k, policy, hidden=hidden)
+        tools = ranking.tools
+        full: tuple[list[Verdict], list[Verdict]] | None = None
+        reason: RouteReason
+        if kept:
+            reason = "routed"  # hidden tools are never kept, and at most k are: a kept tool is routed
+        else:
+            reason, full = unrouted_reason(ranking, k, policy, hidden=hidden)
+
+        def report() -> tuple[list[_Scored], list[_Scored]]:
+            every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
+            return _scored(tools, every_kept), _scored(tools, dropped)
+
+        return self._allow_set(query, principal, rules, k, [tools[doc] for doc in kept], reason, report)
+
+    def _allow_set(
+        self,
+        query: str,
+        principal: Hashable | None,
+        rules: _Rules,
+        k: int,
+        kept: Sequence[_Tool],
+        reason: RouteReason,
+        report: Callable[[], tuple[list[_Scored], list[_Scored]]],
+    ) -> AllowSet:
+        """Visible tools: kept ones not hidden by a static rule, at most k, then always-visible ones.
+
+        `report()` gives the retrieval's kept and dropped tools with their scores and reasons;
+        the decisions explain them, when they are read.
+        """
+        hidden_routes, always = rules.hidden_routes, rules.always  # not the rules: they hold the index
+        shown = [tool for tool in kept if tool.route not in hidden_routes] if hidden_routes else kept
+        names = [tool.name for tool in shown[:k]]
+        routed = tuple([tool.route for tool in shown[:k]])
+        routes = list(routed)
+        for route, name in always:
+            if route not in routed:
+                names.append(name)
+                routes.append(route)
+        if routed:
+            reason = "routed"
+        elif kept:
+            reason = "static_rules_hid_all"
+
+        def explain() -> tuple[ToolDecision, ...]:
+            return _decisions(hidden_routes, always, k, routed, *report())
+
+        return AllowSet(
+            query,
+            principal,
+            rules.catalog.version,
+            tuple(names),
+            tuple(routes),
+            not routed,
+            reason,
+            explain=explain,
+        )
+
+
+class _Tool(Protocol):
+    @property
+    def route(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+
+
+_Scored = tuple[_Tool, float, str]
+"""A retrieved tool, its routing score (rounded as reported) and the retrieval's reason."""
+
+
+def _scored(tools: tuple[Capability, ...], verdicts: list[Verdict]) -> list[_Scored]:
+    return [(tools[v.doc], round(v.score, 6), v.reason) for v in verdicts]
+
+
+def _decisions(
+    hidden_routes: dict[str, StaticRule],
+    always: tuple[tuple[str, str], ...],
+    k: int,
+    routed: tuple[str, ...],
+    kept: list[_Scored],
+    dropped: list[_Scored],
+) -> tuple[ToolDecision, ...]:
+    """Why each retrieved tool is visible or not; `routed` are the routes made visible."""
+    decisions: list[ToolDecision] = []
+    beyond = f"k={k}"
+    for tool, score, detail in kept:
+        rule = hidden_routes.get(tool.route)
+        if rule is not None:
+            decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
+        elif tool.route in routed:
+            decisions.append(ToolDecision(tool.route, tool.name, True, "routed", detail, score))
+        else:
+            decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
+    for tool, score, detail in dropped:
+        rule = hidden_routes.get(tool.route)
+        if rule is not None:
+            decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
+        elif detail == "beyond_k":
+            decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
+        else:
+            decisions.append(ToolDecision(tool.route, tool.name, False, "gate_dropped", detail, score))
+    for route, name in always:
+        if route not in routed:
+            decisions.append(ToolDecision(route, name, True, "always_visible", "static rule"))
+    return tuple(decisions)
