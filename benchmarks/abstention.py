@@ -22,10 +22,14 @@ What it measures, per mode and per group:
        or it is not ranked at all;
    (c) `k`: the gold tool passes the gate but is ranked below the k kept (`beyond_k`).
    A gold tool missing from `Retrieval.dropped` (which reports ten refusals) is looked up
-   once more with `retrieve(query, k=len(catalog))`: a tool's gate verdict does not depend on
-   k in either mode, so that says whether it passed the gate (then (c), `below_k_unreported`),
-   was refused by it ((b), `<reason>_unreported`) or was not ranked at all ((b), `not_ranked`).
-   With several gold tools, (c) wins over (b): one of them passed the gate and only k hid it.
+   once more with k = the catalog's size: a tool's gate verdict does not depend on k in
+   either mode, so that says whether it passed the gate (then (c), `below_k_unreported`) or
+   was refused by it ((b), `<reason>_unreported`). Lexical: read from the gate with every
+   refusal reported, so a tool still missing is not ranked at all ((b), `not_ranked`: it
+   shares no word with the request). Hybrid: `retrieve` again (every tool competes at that
+   depth), so a tool still missing was refused below the ten reported refusals
+   ((b), `refused_unreported`). With several gold tools, (c) wins over (b): one of them
+   passed the gate and only k hid it.
 2. Unsupported requests accepted: the share of requests that need no tool of the catalog
    and still route at least one tool.
 3. The supported requests split by wording. A request is `plain` when one of its content
@@ -57,8 +61,9 @@ What it measures, per mode and per group:
    (`hybrid.false_acceptance_at`). In the small group, requests of all its catalogs share one
    threshold, as one default would.
 
-Also listed: the small-catalog supported requests refused most often (by how many of their
-(server, mode) pairs refuse them) with their reasons, and a check that every allow-set
+Also listed: the reasons behind the refused supported requests of each group, the
+small-catalog supported requests refused most often (by how many (mode, server) pairs refuse
+them) with their reasons, and a check that every allow-set
 holds exactly the tools `retrieve` keeps. `--json` prints one JSON object with sorted keys
 and no timings, so that two runs before and after a change to the gate can be diffed.
 `--limit N` caps each request list (MetaTool queries at an even stride) for a quick run.
@@ -89,21 +94,14 @@ from _datasets import (
 from hybrid import false_acceptance_at, versions
 from quality import auroc
 
-from schemarouter import (
-    DEFAULT_K,
-    Candidate,
-    Capability,
-    Catalog,
-    Retrieval,
-    SchemaRouter,
-    TextEncoder,
-    Visibility,
-    WordLlamaEncoder,
-)
+from schemarouter import DEFAULT_K, Catalog, Retrieval, SchemaRouter, TextEncoder, Visibility
 from schemarouter.analysis._commonness import specificity
 from schemarouter.analysis._segment import MIN_PART, segment
 from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._text import text_tokens
+from schemarouter.catalog import Capability
+from schemarouter.retrieval import Candidate, WordLlamaEncoder
+from schemarouter.retrieval._gate import GateSettings, gate
 
 MODES = ("lexical", "hybrid")
 GROUPS = ("small", "metatool", "livemcpbench")
@@ -115,6 +113,7 @@ KEPT_REASONS = frozenset({"routed", "preferred_route", "lexical_gate", "hybrid_a
 """`Candidate.reason` of a kept tool, in either mode."""
 CAUSES = ("no_route", "gate", "k")
 TOP_REFUSED = 10
+REASONS_SHOWN = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,15 +296,26 @@ def _gold_reasons(retrieval: Retrieval, gold: frozenset[str]) -> dict[str, str]:
     return out
 
 
-def _unreported(router: SchemaRouter, query: str, names: Iterable[str]) -> dict[str, str]:
-    """The gate's verdict on tools the default retrieval did not report, read at k = every tool."""
-    deep = router.retrieve(query, max(len(router.catalog), DEFAULT_K), explain=False)
+def _unreported(router: SchemaRouter, query: str, names: Sequence[str]) -> dict[str, str]:
+    """The gate's verdict on gold tools the default retrieval did not report, read with k = every
+    tool (so every tool that passes the gate is kept). Lexical: the gate with every refusal
+    reported (`GateSettings.reported_dropped`), so a tool it does not list is not ranked at all.
+    Hybrid: the retrieval reports ten refusals; a tool refused further down is
+    `refused_unreported` (every tool competes there, so none is unranked)."""
+    depth = max(len(router.catalog), DEFAULT_K)
+    if router.mode == "lexical":
+        settings = GateSettings(reported_dropped=depth)
+        deep = gate(router.index, query, depth, settings=settings, explain=False)
+        absent = "not_ranked"
+    else:
+        deep = router.retrieve(query, depth, explain=False)
+        absent = "refused_unreported"
     found = _gold_reasons(deep, frozenset(names))
     out: dict[str, str] = {}
     for name in names:
         reason = found.get(name)
         if reason is None:
-            out[name] = "not_ranked"
+            out[name] = absent
         elif reason in KEPT_REASONS or reason == "beyond_k":
             out[name] = "below_k_unreported"
         else:
@@ -373,7 +383,7 @@ def _refusals(pairs: Sequence[tuple[Case, Outcome]]) -> dict[str, Any]:
     for cause in CAUSES:
         out[cause] = causes[cause]
         out[f"{cause}_share"] = _share(causes[cause], n)
-    out["gate_not_ranked"] = sum(o.cause == "gate" and "not_ranked" in o.detail for _, o in pairs)
+    out["gate_not_ranked"] = sum(o.cause == "gate" and o.detail == "not_ranked" for _, o in pairs)
     return out
 
 
@@ -417,30 +427,28 @@ def summarise(pairs: Sequence[tuple[Case, Outcome]]) -> dict[str, Any]:
     }
 
 
-def most_refused(pairs: Sequence[tuple[Case, Outcome]]) -> list[dict[str, Any]]:
-    """Small-catalog supported requests refused, most refused first: how many servers refuse them,
-    and the cause and reasons on each."""
-    refused: dict[str, list[tuple[Case, Outcome]]] = defaultdict(list)
-    for case, outcome in pairs:
-        if case.group == "small" and case.kind == "supported" and outcome.cause:
-            refused[case.query].append((case, outcome))
+def most_refused(outcomes: Mapping[str, Sequence[tuple[Case, Outcome]]]) -> list[dict[str, Any]]:
+    """The small-catalog supported requests refused most often, over every mode and server: how
+    many (mode, server) pairs refuse each, with the cause and reasons of each refusal."""
+    refused: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    wording: dict[str, str] = {}
+    for mode, pairs in outcomes.items():
+        for case, outcome in pairs:
+            if case.group == "small" and case.kind == "supported" and outcome.cause:
+                wording[case.query] = case.wording
+                refused[case.query].append(
+                    {
+                        "mode": mode,
+                        "server": case.catalog.removeprefix("small:"),
+                        "gold": sorted(case.gold),
+                        "cause": outcome.cause,
+                        "detail": outcome.detail,
+                    }
+                )
     ordered = sorted(refused.items(), key=lambda item: (-len(item[1]), item[0]))
     return [
-        {
-            "query": query,
-            "refusals": len(items),
-            "wording": items[0][0].wording,
-            "on": [
-                {
-                    "server": case.catalog.removeprefix("small:"),
-                    "gold": sorted(case.gold),
-                    "cause": outcome.cause,
-                    "detail": outcome.detail,
-                }
-                for case, outcome in items
-            ],
-        }
-        for query, items in ordered[:TOP_REFUSED]
+        {"query": query, "refusals": len(on), "wording": wording[query], "on": on}
+        for query, on in ordered[:TOP_REFUSED]
     ]
 
 
@@ -474,18 +482,20 @@ def run(split: Split, modes: Sequence[str], limit: int | None) -> dict[str, Any]
         "modes": {},
         "seconds": {},
     }
+    outcomes: dict[str, list[tuple[Case, Outcome]]] = {}
     for mode in modes:
         started = time.perf_counter()
         pairs: list[tuple[Case, Outcome]] = []
         for case in cases:
             router, visibility = routers.get(mode, case.catalog)
             pairs.append((case, judge(router, visibility, case)))
+        outcomes[mode] = pairs
         report["modes"][mode] = {
             "groups": {group: summarise([p for p in pairs if p[0].group == group]) for group in GROUPS},
-            "most_refused_small": most_refused(pairs),
             "allow_set_differs_from_retrieve": sum(not o.consistent for _, o in pairs),
         }
         report["seconds"][mode] = time.perf_counter() - started
+    report["most_refused_small"] = most_refused(outcomes)
     return report
 
 
@@ -559,7 +569,7 @@ def print_report(report: dict[str, Any]) -> None:
         "refused",
         "(a) no route",
         "(b) gate",
-        "of (b) unranked",
+        "of (b) not ranked",
         "(c) k",
     ]
     rows: list[list[str]] = []
@@ -624,23 +634,31 @@ def print_report(report: dict[str, Any]) -> None:
         ],
         rows,
     )
-    for mode in modes:
-        print()
-        details: Counter[str] = Counter()
-        for wording in ("plain", "paraphrased"):
-            details.update(report["modes"][mode]["groups"]["small"]["supported"][wording]["details"])
-        print(
-            f"Small-catalog supported requests refused, {mode}: reasons (retrieval reason: gold tools' reasons)"
-        )
-        for detail, n in sorted(details.items(), key=lambda item: (-item[1], item[0])):
-            print(f"  {n:4d}  {detail}")
-        print(f"Most refused small-catalog supported requests, {mode} (refusals = servers that refuse it)")
-        for item in report["modes"][mode]["most_refused_small"]:
-            text = " ".join(item["query"].split())
-            text = text if len(text) <= 110 else text[:107] + "..."
-            print(f"  {item['refusals']}x [{item['wording']}] {text}")
-            for on in item["on"]:
-                print(f"       {on['server']} {on['gold']}: ({on['cause']}) {on['detail']}")
+    print()
+    print("Why supported requests are refused: `Retrieval.reason: gold tools' reasons` for (a), the gold")
+    print("tools' reasons for (b) and (c); `_unreported` = read with k = every tool; most frequent first")
+    for group in GROUPS:
+        for mode in modes:
+            details: Counter[str] = Counter(
+                report["modes"][mode]["groups"][group]["supported"]["all"]["details"]
+            )
+            shown = sorted(details.items(), key=lambda item: (-item[1], item[0]))[:REASONS_SHOWN]
+            more = len(details) - len(shown)
+            print(
+                f"  {group}, {mode}: "
+                + "; ".join(f"{n} {detail}" for detail, n in shown)
+                + (f"; ({more} more)" if more > 0 else "")
+            )
+    print()
+    print(
+        f"Most refused small-catalog supported requests (refusals = (mode, server) pairs refusing it; top {TOP_REFUSED})"
+    )
+    for item in report["most_refused_small"]:
+        text = " ".join(item["query"].split())
+        text = text if len(text) <= 110 else text[:107] + "..."
+        print(f"  {item['refusals']}x [{item['wording']}] {text}")
+        for on in item["on"]:
+            print(f"       {on['mode']:<7} {on['server']} {on['gold']}: ({on['cause']}) {on['detail']}")
     print()
     for mode in modes:
         differs = report["modes"][mode]["allow_set_differs_from_retrieve"]

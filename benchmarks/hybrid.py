@@ -63,7 +63,8 @@ from _datasets import (
     two_in_one,
 )
 
-from schemarouter import Capability, Catalog, RetrievalAbstentionPolicy, SchemaRouter, Visibility
+from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, Visibility
+from schemarouter.catalog import Capability
 from schemarouter.retrieval._semantic import SemanticIndex, WordLlamaEncoder
 
 MODES = ("lexical", "semantic", "hybrid")

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from schemarouter import missing_evidence_fields
+from schemarouter.evidence import missing_evidence_fields
 from schemarouter.testing import RaisingVisibility
 
 from ._driver import AdapterDriver, CallReport, RunRequest
@@ -192,7 +192,7 @@ class BoundaryTests:
 
         Fix a failure: run your adapter's own validation, e.g.
         `schemarouter_conformance.validate_driver(self, workdir)`, or build the report with
-        `schemarouter.EvidenceReport` and `write()` it; count the fixture's call log for
+        `schemarouter.evidence.EvidenceReport` and `write()` it; count the fixture's call log for
         `tool_body_calls`.
         """
         driver = conformance_driver

@@ -17,12 +17,8 @@ from typing import Any
 from mcp import Client
 
 import schemarouter
-from schemarouter import (
-    AllowSetProvider,
-    McpSource,
-    ToolExecutionError,
-    canonical_json,
-)
+from schemarouter import AllowSetProvider, McpSource, ToolExecutionError
+from schemarouter.catalog import canonical_json
 from schemarouter.testing import FakeAgent, FakeRunResult, FakeTool, ScriptedCall
 
 from ._driver import (

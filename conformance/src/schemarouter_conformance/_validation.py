@@ -12,15 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import schemarouter
-from schemarouter import (
-    BoundaryStatement,
-    EvidenceCase,
-    EvidenceReport,
-    RoutingTimer,
-    SchemaRouter,
-    Visibility,
-    canonical_json,
-)
+from schemarouter import SchemaRouter, Visibility
+from schemarouter.catalog import canonical_json
+from schemarouter.evidence import BoundaryStatement, EvidenceCase, EvidenceReport, RoutingTimer
 
 from ._driver import AdapterDriver, FixtureSource, RunRequest, Scenario
 from ._expect import tripping

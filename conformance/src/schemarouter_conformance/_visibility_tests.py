@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from schemarouter import canonical_json
+from schemarouter.catalog import canonical_json
 
 from ._driver import OfferedTools, RunRequest
 from ._expect import case_where, mismatch, not_run, outcome, routed_in

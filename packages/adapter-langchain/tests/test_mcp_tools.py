@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import ToolMessage
 
-from schemarouter import CatalogLimits, McpSource, SchemaRouter, canonical_bytes
+from schemarouter import CatalogLimits, McpSource, SchemaRouter
+from schemarouter.catalog import canonical_bytes
 from schemarouter.errors import SchemaRouterError, ToolTransportError, UserError
 from schemarouter_conformance import FIXTURE_TOOL_NAMES, read_call_log
 from schemarouter_langchain import ANNOTATIONS_METADATA_KEY, McpToolkit, catalog_from_tools, tool_input_schema

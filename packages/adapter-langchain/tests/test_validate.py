@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from schemarouter import missing_evidence_fields
+from schemarouter.evidence import missing_evidence_fields
 
 
 def test_validation_writes_a_passing_artifact(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ from agents import Agent, WebSearchTool, function_tool, handoff
 from agents.mcp import MCPServerStdio
 from pydantic import BaseModel
 
-from schemarouter import Catalog, SchemaRouter, canonical_json
+from schemarouter import Catalog, SchemaRouter
+from schemarouter.catalog import canonical_json
 from schemarouter_conformance import stdio_command
 from schemarouter_openai_agents import MirrorError, mirror_function_tools, mirror_handoffs, mirror_mcp_server
 

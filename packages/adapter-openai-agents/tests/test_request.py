@@ -23,7 +23,7 @@ class AppContext:
 
 def test_the_adapter_exports_cores_request_type_and_coercion() -> None:
     assert RouteRequest is schemarouter.RouteRequest
-    assert coerce_request is schemarouter.coerce_request
+    assert coerce_request is schemarouter.visibility.coerce_request
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_the_adapter_exports_cores_request_type_and_coercion() -> None:
     ],
 )
 def test_default_request_from_reads_the_context_as_core_does(context: object) -> None:
-    assert default_request_from(context) == schemarouter.request_in(context)
+    assert default_request_from(context) == schemarouter.visibility.request_in(context)
 
 
 def test_a_non_string_query_in_the_context_is_refused() -> None:

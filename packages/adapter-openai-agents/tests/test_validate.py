@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter import missing_evidence_fields
+from schemarouter.evidence import missing_evidence_fields
 from schemarouter.testing import passing_evidence_report
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_openai_agents.validate import ARTIFACT_NAME, failed_checks

@@ -13,7 +13,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 
-from schemarouter import SchemaRouter, Visibility, canonical_json
+from schemarouter import SchemaRouter, Visibility
+from schemarouter.catalog import canonical_json
 from schemarouter_conformance import FIXTURE_TOOL_NAMES, read_call_log, stdio_command
 from schemarouter_pydantic_ai import (
     PydanticAIRouter,

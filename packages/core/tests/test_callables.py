@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import Field
 
-from schemarouter import CallableSource, PlanRequest, SchemaError, SchemaRouter, UserError, callable_spec
+from schemarouter import CallableSource, PlanRequest, SchemaError, SchemaRouter, UserError
+from schemarouter.catalog import callable_spec
 
 
 def book_flight(

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from schemarouter import FINGERPRINT_FIELDS, Capability, canonical_json, offered_bytes
+from schemarouter.catalog import FINGERPRINT_FIELDS, Capability, canonical_json, offered_bytes
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}
 

@@ -4,7 +4,8 @@ import dataclasses
 
 import pytest
 
-from schemarouter import Capability, Catalog, CatalogLimits, ToolSpec, UserError
+from schemarouter import Catalog, CatalogLimits, ToolSpec, UserError
+from schemarouter.catalog import Capability
 
 OK = {"type": "object", "properties": {"q": {"type": "string"}}}
 

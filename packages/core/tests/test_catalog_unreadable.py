@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter import Catalog, ListingCut, ToolSpec
+from schemarouter import Catalog, ToolSpec
+from schemarouter.catalog import ListingCut
 
 WEATHER = {"name": "get_weather", "description": "Weather for a city", "inputSchema": {"type": "object"}}
 

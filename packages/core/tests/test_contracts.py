@@ -6,7 +6,8 @@ import logging
 
 import pytest
 
-from schemarouter import Catalog, ContractChecks, SchemaRouter, ToolSpec, Visibility
+from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
+from schemarouter.visibility import ContractChecks
 
 SPECS = [
     ToolSpec("transfer_balance", "Transfer money out of a bank account balance."),

@@ -24,10 +24,10 @@ from schemarouter import (
     McpSource,
     PlanRequest,
     SchemaRouter,
-    SkippedTool,
     ToolSpec,
     UserError,
 )
+from schemarouter.catalog import SkippedTool
 from schemarouter_conformance import http_mcp_server, read_call_log
 
 SERVERS = Path(__file__).parent / "servers"

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter import (
+from schemarouter import RoutingConfig, SchemaRouter, Visibility
+from schemarouter.evidence import (
     EvidenceReport,
     LatencySummary,
-    RoutingConfig,
     RoutingTimer,
-    SchemaRouter,
     ValidationRunner,
-    Visibility,
     validation_command,
 )
 from schemarouter.testing import passing_evidence_report as report

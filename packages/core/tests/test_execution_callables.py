@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from schemarouter import (
-    ExecutableRetrieval,
     ExecutionPlan,
     ExecutionPolicy,
     PlanRequest,
@@ -22,6 +21,7 @@ from schemarouter import (
     ainvoke_selective,
     execute_selective_plan,
 )
+from schemarouter.execution import ExecutableRetrieval
 
 
 class Clock:

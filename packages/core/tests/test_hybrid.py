@@ -21,11 +21,12 @@ from schemarouter import (
     Visibility,
     calibrate,
 )
-from schemarouter.retrieval._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever
-from schemarouter.retrieval._semantic import SemanticIndex, WordLlamaEncoder, semantic_available
 from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._synonyms import synonyms_by_stem
 from schemarouter.analysis._text import identifier_tokens, text_tokens
+from schemarouter.retrieval._gate import LexicalGate
+from schemarouter.retrieval._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever
+from schemarouter.retrieval._semantic import SemanticIndex, WordLlamaEncoder, semantic_available
 from schemarouter.testing import unexplained_differences
 
 pytestmark = pytest.mark.skipif(
@@ -342,7 +343,7 @@ def test_lexical_mode_is_unchanged_by_the_switch() -> None:
 def test_indexes_of_different_catalog_versions_are_refused() -> None:
     other = Catalog.from_specs("ops", [ToolSpec("send_email", "Send an email.")])
     with pytest.raises(UserError, match="catalog versions"):
-        HybridRetriever(SchemaRouter(CATALOG).index, SemanticIndex(other, WordLlamaEncoder()))
+        HybridRetriever(LexicalGate(SchemaRouter(CATALOG).index), SemanticIndex(other, WordLlamaEncoder()))
 
 
 @pytest.mark.parametrize(
@@ -401,8 +402,8 @@ def test_route_cli_says_how_much_of_a_long_request_the_encoder_did_not_read(
     fixture = pytest.importorskip(
         "schemarouter_conformance", reason="the conformance package is not installed"
     )
-    from schemarouter.retrieval._hybrid import MAX_ENCODED_CHARS
     from schemarouter.cli import main
+    from schemarouter.retrieval._hybrid import MAX_ENCODED_CHARS
 
     command, args = fixture.stdio_command(tmp_path / "calls.jsonl")
     query = "erase the customer record c-200 " + "x" * MAX_ENCODED_CHARS

@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from schemarouter import SchemaRouter, semantic_available
+from schemarouter import SchemaRouter
+from schemarouter.retrieval import semantic_available
 
 if not semantic_available():
     pytest.skip("schemarouter-core[semantic] (wordllama) is not installed", allow_module_level=True)

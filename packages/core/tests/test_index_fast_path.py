@@ -11,7 +11,8 @@ from dataclasses import replace
 import pytest
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
-from schemarouter.retrieval._index import _IDENTIFIER_MASK, LexicalIndex, QueryTerm, Ranked  # pyright: ignore[reportPrivateUsage]
+from schemarouter.analysis._terms import QueryTerm
+from schemarouter.analysis._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
 from schemarouter.retrieval._gate import (  # pyright: ignore[reportPrivateUsage]
     DEFAULT_GATE,
     _match_evidence,
@@ -23,8 +24,8 @@ from schemarouter.retrieval._gate import (  # pyright: ignore[reportPrivateUsage
     unrouted_reason,
     verdicts,
 )
+from schemarouter.retrieval._index import _IDENTIFIER_MASK, LexicalIndex, Ranked  # pyright: ignore[reportPrivateUsage]
 from schemarouter.retrieval._results import Candidate
-from schemarouter.analysis._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
 
 _VOCABULARY = (
     "weather forecast city temperature rain search flight airport date convert currency money "
@@ -172,7 +173,7 @@ def test_rank_and_gate_evidence_equal_the_exhaustive_accumulation(seed: int) -> 
     index = LexicalIndex(random_catalog(seed, 120))
     rng = random.Random(seed)
     for query in random_queries(seed, 60):
-        terms = index.query_terms(query)
+        terms = index.analyzer.query_terms(query)
         evidence = _match_evidence(index, terms, DEFAULT_GATE)
         scores, support = exhaustive_accumulation(index, terms, evidence)
         preferred = rng.randrange(len(index)) if rng.random() < 0.3 else None
@@ -196,13 +197,13 @@ def test_rank_and_gate_evidence_equal_the_exhaustive_accumulation(seed: int) -> 
 
 def test_prefix_expansion_equals_a_scan_of_every_term() -> None:
     index = LexicalIndex(random_catalog(7, 80))
-    terms = sorted(index._idf)  # pyright: ignore[reportPrivateUsage]
+    terms = sorted(index.vocabulary.idf)  # pyright: ignore[reportPrivateUsage]
     for prefix in {t[:end] for t in terms for end in range(4, len(t))}:
         brute = sorted(
             (t for t in terms if t.startswith(prefix) and len(t) > len(prefix) and t.isalpha()),
             key=lambda t: (len(t), t),
         )[:12]
-        assert index._longer_terms(prefix) == brute  # pyright: ignore[reportPrivateUsage]
+        assert index.vocabulary.longer_terms(prefix) == brute  # pyright: ignore[reportPrivateUsage]
 
 
 def test_ascii_word_by_word_tokenising_equals_whole_text_tokenising() -> None:
@@ -336,7 +337,7 @@ def scalar_verdicts(
     1 - exp(-x); refused below both floors, then below `min_score`, then beyond k.
     """
     settings = DEFAULT_GATE
-    terms = index.query_terms(query)
+    terms = index.analyzer.query_terms(query)
     evidence = _match_evidence(index, terms, settings)
     top, _ = ranking(index, terms, max(settings.min_depth, 4 * k))
     out: list[tuple[str, float, float, str]] = []
@@ -397,6 +398,7 @@ def test_per_word_caches_stay_bounded_start_over_and_change_no_result(
     """With tiny bounds the per-word tables fill and start over again and again: every request
     routes exactly as with roomy tables, no table holds more than allowed, and the words of the
     latest request are remembered (a full table does not freeze on the first words it saw)."""
+    import schemarouter.analysis._query as query_module
     import schemarouter.retrieval._index as index_module
 
     catalog = random_catalog(15, 150)
@@ -404,19 +406,19 @@ def test_per_word_caches_stay_bounded_start_over_and_change_no_result(
     roomy = LexicalIndex(catalog)
     expected = [gate(roomy, q, 5) for q in queries * 2]
     monkeypatch.setattr(index_module, "_VECTOR_CACHE_POSTINGS", 400)
-    monkeypatch.setattr(index_module, "_RESOLVE_CACHE", 7)
+    monkeypatch.setattr(query_module, "_RESOLVE_CACHE", 7)
     bounded = LexicalIndex(catalog)
     for query in queries * 2:
         assert gate(bounded, query, 5) == expected.pop(0)
-        assert len(bounded._resolved) <= 7  # pyright: ignore[reportPrivateUsage]
-        assert len(bounded._joined) <= 7  # pyright: ignore[reportPrivateUsage]
+        assert len(bounded.analyzer._resolved) <= 7  # pyright: ignore[reportPrivateUsage]
+        assert len(bounded.analyzer._joined) <= 7  # pyright: ignore[reportPrivateUsage]
         held = [v for table in bounded._vectors.values() for v in table.values()]  # pyright: ignore[reportPrivateUsage]
         assert sum(len(v.positions) for v in held) == bounded._vectors_size <= 400  # pyright: ignore[reportPrivateUsage]
     # the latest words are the ones remembered, even once the tables have been full
-    assert len(bounded._resolved) >= 1  # pyright: ignore[reportPrivateUsage]
-    bounded.query_terms("zeppelin")
-    assert "zeppelin" in bounded._resolved  # pyright: ignore[reportPrivateUsage]
-    last = tuple(t for t in roomy.query_terms(queries[-1]) if t.matches)
+    assert len(bounded.analyzer._resolved) >= 1  # pyright: ignore[reportPrivateUsage]
+    bounded.analyzer.query_terms("zeppelin")
+    assert "zeppelin" in bounded.analyzer._resolved  # pyright: ignore[reportPrivateUsage]
+    last = tuple(t for t in roomy.analyzer.query_terms(queries[-1]) if t.matches)
     vectors = roomy.word_vectors(last, DEFAULT_GATE, lambda qt: _term_evidence(roomy, qt, DEFAULT_GATE))
     fitting = [t.surface for t, v in zip(last, vectors, strict=True) if len(v.positions) <= 400]
     assert fitting, "the last request has a word small enough to remember"

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from schemarouter import Capability, EffectClass, ExecutionPolicy, UserError
+from schemarouter import ExecutionPolicy, UserError
+from schemarouter.catalog import Capability
+from schemarouter.execution import EffectClass
 
 
 def tool(name: str, source: str = "crm", **hints: bool) -> Capability:

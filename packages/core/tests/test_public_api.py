@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 import inspect
 import subprocess
 import sys
@@ -26,6 +27,61 @@ def test_all_is_complete_and_resolvable() -> None:
 
 def test_every_error_is_exported() -> None:
     assert set(schemarouter.errors.__all__) <= set(schemarouter.__all__)
+
+
+PACKAGES = (
+    "schemarouter",
+    "schemarouter.catalog",
+    "schemarouter.analysis",
+    "schemarouter.retrieval",
+    "schemarouter.execution",
+    "schemarouter.visibility",
+    "schemarouter.evidence",
+    "schemarouter.errors",
+    "schemarouter.testing",
+)
+
+
+def _sort_key(name: str) -> tuple[int, str]:
+    """Constants first, then classes, then functions (ruff's RUF022 order)."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_all_is_sorted_and_resolvable(package: str) -> None:
+    module = importlib.import_module(package)
+    names = list(module.__all__)
+    assert names == sorted(names, key=_sort_key), f"{package}.__all__ is not sorted"
+    assert len(set(names)) == len(names)
+    for name in names:
+        assert hasattr(module, name), f"{package}.__all__ names {name!r} but it does not exist"
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_exported_name_is_documented(package: str) -> None:
+    """Classes and functions carry their own docstring; constants and type aliases are named in
+    the docstring of the package that exports them."""
+    module = importlib.import_module(package)
+    package_doc = module.__doc__ or ""
+    undocumented = []
+    for name in module.__all__:
+        value = getattr(module, name)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            if not inspect.getdoc(value) or (inspect.isclass(value) and value.__doc__ is None):
+                undocumented.append(name)
+        elif f"`{name}`" not in package_doc and name != "__version__":
+            undocumented.append(name)
+    assert not undocumented, f"{package}: no docstring for {undocumented}"
+
+
+def test_moved_names_still_import_with_a_deprecation_warning() -> None:
+    for name, home in schemarouter.MOVED.items():
+        with pytest.warns(DeprecationWarning, match=f"{home}.{name}"):
+            value = getattr(schemarouter, name)
+        assert value is getattr(importlib.import_module(home), name)
+        assert name in importlib.import_module(home).__all__
+    with pytest.raises(AttributeError):
+        _ = schemarouter.NoSuchName  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
-from schemarouter.retrieval._index import IndexSettings, LexicalIndex
-from schemarouter.retrieval._gate import DEFAULT_GATE, gate
 from schemarouter.analysis._text import joined_whole, text_tokens
+from schemarouter.retrieval._gate import DEFAULT_GATE, gate
+from schemarouter.retrieval._index import IndexSettings, LexicalIndex
 
 TOOLS = [
     ToolSpec("find_carpark", "Find free spaces near a location."),
@@ -45,10 +45,10 @@ def test_an_everyday_word_is_not_split_into_tool_name_parts() -> None:
     """`carpet` is an English word, not `car` + `pet`: it must not route to the pet taxi."""
     router = SchemaRouter(catalog())
     assert "pet_taxi" not in router.retrieve("clean the carpet", 3).names
-    assert not router.index.query_terms("carpet")[0].matches
+    assert not router.index.analyzer.query_terms("carpet")[0].matches
     # The rule is a setting: with no specificity floor the word is split into catalog words again.
     loose = LexicalIndex(catalog(), IndexSettings(compound_min_specificity=0.0))
-    parts = [m.term for m in loose.query_terms("carpet")[0].matches if m.kind == "part"]
+    parts = [m.term for m in loose.analyzer.query_terms("carpet")[0].matches if m.kind == "part"]
     assert parts == ["car", "pet"]
 
 
@@ -57,7 +57,7 @@ def test_two_request_words_match_the_catalog_word_they_form() -> None:
     assert router.retrieve("build me a web site for my bakery", 3).names[:1] == ("website_builder",)
     assert router.retrieve("is this non profit registered", 3).names[:1] == ("nonprofit_lookup",)
     # Only pairs the catalog indexes as one word are added.
-    surfaces = [t.surface for t in router.index.query_terms("web site red car")]
+    surfaces = [t.surface for t in router.index.analyzer.query_terms("web site red car")]
     assert surfaces == ["web", "site", "website", "red", "car"]
 
 

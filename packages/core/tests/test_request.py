@@ -4,7 +4,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from schemarouter import RouteRequest, RoutingError, coerce_request, request_in, request_via
+from schemarouter import RouteRequest, RoutingError
+from schemarouter.visibility import coerce_request, request_in, request_via
 
 
 @dataclass

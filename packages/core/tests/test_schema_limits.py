@@ -16,7 +16,6 @@ import pytest
 
 from schemarouter import (
     CallableSource,
-    Capability,
     Catalog,
     ExecutionPolicy,
     McpSource,
@@ -26,6 +25,7 @@ from schemarouter import (
     SchemaRouter,
     ToolSpec,
 )
+from schemarouter.catalog import Capability
 from schemarouter.catalog._schema_checks import MAX_SCHEMA_DEPTH
 from schemarouter_conformance import read_call_log
 

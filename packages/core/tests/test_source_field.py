@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
-from schemarouter.retrieval._index import LexicalIndex
 from schemarouter.retrieval._gate import DEFAULT_GATE, gate
+from schemarouter.retrieval._index import LexicalIndex
 
 
 def _servers() -> Catalog:

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
-from schemarouter.retrieval._index import IndexSettings, LexicalIndex
-from schemarouter.retrieval._gate import gate
 from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._synonyms import GROUPS, synonyms_by_stem
 from schemarouter.cli import main
+from schemarouter.retrieval._gate import gate
+from schemarouter.retrieval._index import IndexSettings, LexicalIndex
 
 TOOLS = [
     ToolSpec("retrieve_invoice", "Return one invoice by its number."),

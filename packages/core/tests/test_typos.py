@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
-from schemarouter.retrieval._index import IndexSettings, LexicalIndex
-from schemarouter.retrieval._gate import gate
 from schemarouter.analysis._segment import segment
-from schemarouter.retrieval._semantic import semantic_available
 from schemarouter.analysis._typo import MAX_LENGTH, Corrector, _one_edit, correctable  # pyright: ignore[reportPrivateUsage]
 from schemarouter.cli import main
+from schemarouter.retrieval._gate import gate
+from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._semantic import semantic_available
 
 TOOLS = [
     ToolSpec("get_weather", "Current conditions and forecast for a city."),
@@ -51,10 +51,10 @@ def test_a_misspelt_tool_word_routes_to_its_tool(request_text: str, tool: str) -
 def test_the_correction_is_a_typo_match_and_the_setting_turns_it_off() -> None:
     catalog = Catalog.from_specs("demo", TOOLS)
     index = LexicalIndex(catalog)
-    (term,) = index.query_terms("calandar")
+    (term,) = index.analyzer.query_terms("calandar")
     assert [(m.term, m.kind) for m in term.matches] == [("calendar", "typo")]
     off = LexicalIndex(catalog, IndexSettings(typo_quality=0.0))
-    assert not off.query_terms("calandar")[0].matches
+    assert not off.analyzer.query_terms("calandar")[0].matches
     assert gate(off, "put lunch in my calandar", 3).no_route
 
 
@@ -62,8 +62,8 @@ def test_a_corrected_word_weighs_as_the_word_it_stands_for() -> None:
     """An unknown word counts as fully specific; its correction must not make an everyday word
     ("weather") weigh more than the word itself does."""
     index = LexicalIndex(Catalog.from_specs("demo", TOOLS))
-    (typo,) = index.query_terms("wheather")
-    (word,) = index.query_terms("weather")
+    (typo,) = index.analyzer.query_terms("wheather")
+    (word,) = index.analyzer.query_terms("weather")
     assert typo.specificity == word.specificity < 1.0
 
 
@@ -81,7 +81,7 @@ def test_no_correction_where_the_typo_reading_is_unlikely(request_text: str, why
     allow = visibility().allow_set(request_text)
     assert allow.no_route, why
     index = LexicalIndex(Catalog.from_specs("demo", TOOLS))
-    kinds = {m.kind for t in index.query_terms(request_text) for m in t.matches}
+    kinds = {m.kind for t in index.analyzer.query_terms(request_text) for m in t.matches}
     assert "typo" not in kinds, why
 
 
@@ -90,9 +90,9 @@ def test_an_ambiguous_word_is_not_corrected() -> None:
     names = ("zorbax", "zorbex", "zorbix", "zorbox")  # no English word is one edit from "zorbqx"
     specs = [ToolSpec(f"{name}_sync", f"Syncs {name} records.") for name in names]
     index = LexicalIndex(Catalog.from_specs("demo", specs))
-    assert not index.query_terms("zorbqx")[0].matches
+    assert not index.analyzer.query_terms("zorbqx")[0].matches
     fewer = LexicalIndex(Catalog.from_specs("demo", specs[:3]))
-    assert sorted(m.term for m in fewer.query_terms("zorbqx")[0].matches) == ["zorbax", "zorbex", "zorbix"]
+    assert sorted(m.term for m in fewer.analyzer.query_terms("zorbqx")[0].matches) == ["zorbax", "zorbex", "zorbix"]
 
 
 def test_neighbours_are_exactly_the_catalog_words_one_edit_away() -> None:
@@ -137,8 +137,8 @@ def test_the_corrected_request_is_what_hybrid_mode_encodes() -> None:
             return np.ones((len(texts), 2), dtype=np.float32)
 
     router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
-    assert router.index.corrected_text("Wheather in Oslo, then an emial") == "weather in Oslo, then an email"
-    assert router.index.corrected_text("weather in Oslo") == "weather in Oslo"
+    assert router.index.analyzer.corrected_text("Wheather in Oslo, then an emial") == "weather in Oslo, then an email"
+    assert router.index.analyzer.corrected_text("weather in Oslo") == "weather in Oslo"
     encoder = Recording()
     hybrid = router.with_semantic(encoder)
     encoder.calls.clear()
@@ -221,7 +221,7 @@ def test_a_long_run_of_letters_is_neither_corrected_nor_split() -> None:
     assert len(long_word) > MAX_LENGTH
     assert not correctable(long_word)
     assert Corrector([long_word[:-1], "weather"]).corrections(long_word) == ()
-    (term,) = index.query_terms(long_word)
+    (term,) = index.analyzer.query_terms(long_word)
     assert [m.kind for m in term.matches if m.kind in ("typo", "part")] == []
     assert segment("weather" * 10, {"weather"}) == ()  # 70 letters
     assert segment("weather" * 2, {"weather"}) == ("weather", "weather")

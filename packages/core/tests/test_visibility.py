@@ -20,12 +20,12 @@ from schemarouter import (
     Catalog,
     RoutingError,
     SchemaRouter,
-    ToolDecision,
     ToolSpec,
     UserError,
     Visibility,
     calibrate,
 )
+from schemarouter.visibility import ToolDecision
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_conformance._fixture import build_server, read_call_log
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from schemarouter import AllowSet, Catalog, ContractChecks
+from schemarouter import AllowSet, Catalog
+from schemarouter.visibility import ContractChecks
 
 __all__ = ["FINGERPRINT_METADATA_KEY", "ROUTE_METADATA_KEY", "CatalogChecks", "catalog_of", "route_of"]
 

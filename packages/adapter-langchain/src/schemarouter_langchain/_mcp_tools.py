@@ -19,7 +19,8 @@ from typing import Any
 from langchain_core.tools import StructuredTool, ToolException
 from mcp import Client
 
-from schemarouter import Capability, Catalog, CatalogLimits, McpSource
+from schemarouter import Catalog, CatalogLimits, McpSource
+from schemarouter.catalog import Capability
 from schemarouter.errors import SourceError, ToolTransportError, UserError
 
 from ._checks import FINGERPRINT_METADATA_KEY, ROUTE_METADATA_KEY

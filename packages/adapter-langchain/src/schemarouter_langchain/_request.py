@@ -7,7 +7,8 @@ from typing import Any, TypeAlias
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from schemarouter import RouteRequest, coerce_request, request_in
+from schemarouter import RouteRequest
+from schemarouter.visibility import coerce_request, request_in
 
 __all__ = [
     "RequestFrom",

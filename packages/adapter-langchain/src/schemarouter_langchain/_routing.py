@@ -11,8 +11,9 @@ from typing import Any, Literal, cast
 
 from langchain_core.tools import BaseTool
 
-from schemarouter import AllowSet, AllowSetProvider, Catalog, principal_identity, request_via
+from schemarouter import AllowSet, AllowSetProvider, Catalog
 from schemarouter.errors import RoutingError, UserError
+from schemarouter.visibility import principal_identity, request_via
 
 from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of, route_of
 from ._request import RequestFrom, RouteRequest, default_request_from, last_human_text

@@ -17,17 +17,10 @@ from typing import Any, cast
 from jsonschema import Draft202012Validator
 from langchain_core.messages import HumanMessage
 
-from schemarouter import (
-    Catalog,
-    EvidenceCase,
-    EvidenceReport,
-    RoutingConfig,
-    RoutingTimer,
-    SchemaRouter,
-    canonical_bytes,
-    offered_bytes,
-)
+from schemarouter import Catalog, RoutingConfig, SchemaRouter
 from schemarouter import __version__ as core_version
+from schemarouter.catalog import canonical_bytes, offered_bytes
+from schemarouter.evidence import EvidenceCase, EvidenceReport, RoutingTimer
 from schemarouter_conformance import (
     DESTRUCTIVE_TOOLS,
     GUARDRAIL_TRIP_VALUE,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from schemarouter import validation_command
+from schemarouter.evidence import validation_command
 
 from ._validation import ARTIFACT_NAME, run_validation
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from schemarouter import AllowSet, Catalog, ContractChecks, ToolSpec, make_route
+from schemarouter import AllowSet, Catalog, ToolSpec
+from schemarouter.catalog import make_route
+from schemarouter.visibility import ContractChecks
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool

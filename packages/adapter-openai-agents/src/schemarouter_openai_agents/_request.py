@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any, TypeAlias
 
-from schemarouter import RouteRequest, coerce_request, request_in
+from schemarouter import RouteRequest
+from schemarouter.visibility import coerce_request, request_in
 
 __all__ = ["RequestFrom", "RouteRequest", "coerce_request", "default_request_from"]
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from schemarouter import AllowSet, AllowSetProvider, RoutingError, UserError, principal_identity, request_via
+from schemarouter import AllowSet, AllowSetProvider, RoutingError, UserError
+from schemarouter.visibility import principal_identity, request_via
 
 from ._cache import ContextMemo
 from ._checks import CatalogChecks

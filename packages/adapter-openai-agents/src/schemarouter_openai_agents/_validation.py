@@ -13,7 +13,7 @@
 scripted arguments validate against the offered schema, and whose call reached the
 approval gate and was not executed after rejection. Routing latency is the adapter's
 per-request decision (request from the run context, then the allow-set), timed by
-`schemarouter.RoutingTimer` as every adapter's validation times it, after one warm-up request
+`schemarouter.evidence.RoutingTimer` as every adapter's validation times it, after one warm-up request
 that pays the one-off index build.
 """
 
@@ -32,16 +32,9 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from jsonschema import Draft202012Validator
 
 import schemarouter
-from schemarouter import (
-    Catalog,
-    EvidenceCase,
-    EvidenceReport,
-    RoutingConfig,
-    RoutingTimer,
-    SchemaRouter,
-    canonical_bytes,
-    offered_bytes,
-)
+from schemarouter import Catalog, RoutingConfig, SchemaRouter
+from schemarouter.catalog import canonical_bytes, offered_bytes
+from schemarouter.evidence import EvidenceCase, EvidenceReport, RoutingTimer
 from schemarouter_conformance import (
     GUARDRAIL_TRIP_VALUE,
     SUPPORTED_CASES,

@@ -2,7 +2,7 @@
 
 Starts the bundled fixture MCP server over stdio with the current interpreter, routes the
 shared scenarios through the real Agents SDK with its offline `ScriptedModel`, and writes
-`./artifacts/external-validation-openai-agents.json` (a `schemarouter.EvidenceReport`) in
+`./artifacts/external-validation-openai-agents.json` (a `schemarouter.evidence.EvidenceReport`) in
 the current directory. Exits non-zero when recall or unsupported-query rejection is below
 1.0, when any tool body ran, or when an approval or guardrail was not preserved. No hosted
 model, no API key, no network beyond the local subprocess.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from schemarouter import validation_command
+from schemarouter.evidence import validation_command
 
 from ._validation import ARTIFACT_NAME, failed_checks, run_validation
 

@@ -13,7 +13,9 @@ from collections.abc import Mapping
 
 from pydantic_ai.tools import ToolDefinition
 
-from schemarouter import AllowSet, Capability, Catalog, ContractChecks, make_route
+from schemarouter import AllowSet, Catalog
+from schemarouter.catalog import Capability, make_route
+from schemarouter.visibility import ContractChecks
 
 from ._mirror import _spec_of as spec_of
 

@@ -13,7 +13,8 @@ from typing import Any, TypeAlias
 
 from pydantic_ai import RunContext
 
-from schemarouter import RouteRequest, coerce_request, request_in
+from schemarouter import RouteRequest
+from schemarouter.visibility import coerce_request, request_in
 
 from .errors import AdapterSetupError
 
@@ -31,7 +32,7 @@ RequestFrom: TypeAlias = Callable[
 
 
 def default_request_from(ctx: RunContext[Any]) -> RouteRequest | None:
-    """The documented default: read the request from `ctx.deps` (`schemarouter.request_in`).
+    """The documented default: read the request from `ctx.deps` (`schemarouter.visibility.request_in`).
 
     - a `RouteRequest` (`RoutingRequest`) is used as is;
     - a `str` is the query (no principal);
@@ -48,7 +49,7 @@ def default_request_from(ctx: RunContext[Any]) -> RouteRequest | None:
 def normalize_request(value: object) -> RouteRequest | None:
     """Accept what a `RequestFrom` callable may return; None means no request.
 
-    Anything `schemarouter.coerce_request` refuses is a misconfigured `request_from`, raised
+    Anything `schemarouter.visibility.coerce_request` refuses is a misconfigured `request_from`, raised
     as `AdapterSetupError`.
     """
     try:

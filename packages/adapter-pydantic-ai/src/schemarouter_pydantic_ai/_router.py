@@ -12,7 +12,8 @@ from pydantic_ai import RunContext
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 
-from schemarouter import AllowSet, AllowSetProvider, Catalog, McpSource, make_route
+from schemarouter import AllowSet, AllowSetProvider, Catalog, McpSource
+from schemarouter.catalog import make_route
 
 from ._checks import CatalogChecks, catalog_of
 from ._request import RequestFrom, RouteRequest, default_request_from, normalize_request

@@ -3,7 +3,7 @@
 Starts the bundled fixture MCP server over stdio, routes the shared validation queries
 through a real PydanticAI agent (offline `FunctionModel`, the server reached through
 `MCPToolset`), and writes `./artifacts/external-validation-pydantic-ai.json` as a
-`schemarouter.EvidenceReport`. The agent keeps PydanticAI's own approval
+`schemarouter.evidence.EvidenceReport`. The agent keeps PydanticAI's own approval
 (`.approval_required()` on the destructive tools) and hooks (`before_tool_execute` as an
 input guardrail, `after_tool_execute` as an output guardrail). Exits non-zero when recall or
 rejection is below 1.0, any fixture tool body ran, or an approval or hook was lost.
@@ -26,16 +26,9 @@ from pydantic_ai.toolsets import FunctionToolset
 from pydantic_ai.usage import RunUsage
 
 import schemarouter
-from schemarouter import (
-    EvidenceCase,
-    EvidenceReport,
-    RoutingConfig,
-    RoutingTimer,
-    SchemaRouter,
-    canonical_bytes,
-    offered_bytes,
-    validation_command,
-)
+from schemarouter import RoutingConfig, SchemaRouter
+from schemarouter.catalog import canonical_bytes, offered_bytes
+from schemarouter.evidence import EvidenceCase, EvidenceReport, RoutingTimer, validation_command
 from schemarouter_conformance import (
     DESTRUCTIVE_TOOLS,
     GUARDRAIL_TRIP_VALUE,

@@ -1,59 +1,39 @@
 """SchemaRouter core: per-request tool allow-sets, with a no-route verdict when nothing fits.
 
-No agent-framework imports here; adapters live in their own packages.
+What a routing user types is exported here; the rest lives in named subpackages
+(`schemarouter.catalog`, `.retrieval`, `.execution`, `.visibility`, `.evidence`, `.errors`,
+`.testing`, `.cli`). No agent-framework imports here; adapters live in their own packages.
+
+Router and catalog
+    `SchemaRouter` (a catalog, its index, and the execution boundary over its sources),
+    `Catalog`, `CatalogLimits`, `ToolSpec`, `McpSource`, `CallableSource`.
+Routing
+    `Visibility` (request + principal -> `AllowSet`, the object adapters wrap), `RoutingConfig`
+    (one configuration for every adapter), `AllowSet`, `AllowSetProvider`, `RouteRequest`,
+    `DEFAULT_K`, `Retrieval`, `RetrievalAbstentionPolicy`, `HybridPolicy`, `TextEncoder`,
+    `calibrate`, `CalibrationReport`.
+Plans and the execution boundary
+    `PlanRequest`, `ExecutionPlan`, `RunConfig`, `ExecutionPolicy`, `ToolResult`, `RefusalReason`,
+    `ainvoke_selective`, `execute_selective_plan`.
+Errors (see `schemarouter.errors` for the hierarchy)
+    `SchemaRouterError`, `UserError`, `SchemaError`, `PolicyViolationError`, `RuntimeFailure`,
+    `SourceError`, `ServerConnectionError`, `ServerTimeoutError`, `ServerProtocolError`,
+    `RoutingError`, `ToolCallError`, `ToolExecutionError`, `ToolTransportError`.
+`__version__`
+    The version of `schemarouter-core`.
+
+Names that moved to a subpackage in 0.1 still import from here, with a `DeprecationWarning`
+naming their new home, until 0.2.
 """
 
 from __future__ import annotations
 
-from .retrieval._abstention import RetrievalAbstentionPolicy
+import importlib
+import warnings
+
 from ._defaults import DEFAULT_K
-from .retrieval._calibrate import CalibrationPoint, CalibrationReport, calibrate
-from .catalog._callables import CallableSource, callable_spec
-from .execution._calls import ToolResult
-from .catalog._canonical import canonical_bytes, canonical_json, offered_bytes
-from .catalog._capability import FINGERPRINT_FIELDS, Capability, make_route
-from .catalog._catalog import Catalog, CatalogLimits, CutReason, ListingCut, SkippedTool, SkipReason, ToolSpec
-from .visibility._config import RoutingConfig
-from .visibility._contracts import ContractChecks
-from .evidence._report import (
-    BYTES_NOTE,
-    EVIDENCE_FIELDS,
-    BoundaryStatement,
-    EvidenceCase,
-    EvidenceReport,
-    LatencySummary,
-    RoutingTimer,
-    ValidationRunner,
-    missing_evidence_fields,
-    validation_command,
-)
-from .execution._boundary import ainvoke_selective, execute_selective_plan
-from .retrieval._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever, LexicalRetriever
-from .catalog._mcp import McpSource
-from .execution._plans import (
-    ExecutableRetrieval,
-    ExecutionPlan,
-    PlanRequest,
-    PlanSelection,
-    RunConfig,
-    principal_identity,
-)
-from .execution._policy import EffectClass, ExecutionPolicy, PolicyDecision
-from .execution._refusal import RefusalReason
-from .visibility._request import RouteRequest, coerce_request, request_in, request_via
-from .retrieval._results import (
-    AllowSet,
-    AllowSetProvider,
-    Candidate,
-    DecisionReason,
-    Retrieval,
-    RouteReason,
-    Signal,
-    ToolDecision,
-)
 from ._router import SchemaRouter
-from .retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder, semantic_available
-from .visibility._visibility import Visibility
+from .catalog import CallableSource, Catalog, CatalogLimits, McpSource, ToolSpec
 from .errors import (
     PolicyViolationError,
     RoutingError,
@@ -69,65 +49,49 @@ from .errors import (
     ToolTransportError,
     UserError,
 )
+from .execution import (
+    ExecutionPlan,
+    ExecutionPolicy,
+    PlanRequest,
+    RefusalReason,
+    RunConfig,
+    ToolResult,
+    ainvoke_selective,
+    execute_selective_plan,
+)
+from .retrieval import (
+    CalibrationReport,
+    HybridPolicy,
+    Retrieval,
+    RetrievalAbstentionPolicy,
+    TextEncoder,
+    calibrate,
+)
+from .visibility import AllowSet, AllowSetProvider, RouteRequest, RoutingConfig, Visibility
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_K",
-    "SEMANTIC_FIELD",
-    "HybridPolicy",
-    "HybridRetriever",
-    "LexicalRetriever",
-    "SemanticIndex",
-    "TextEncoder",
-    "WordLlamaEncoder",
-    "semantic_available",
-    "CalibrationPoint",
-    "CalibrationReport",
-    "calibrate",
-    "EffectClass",
-    "ExecutableRetrieval",
-    "ExecutionPlan",
-    "ExecutionPolicy",
-    "PlanRequest",
-    "PlanSelection",
-    "principal_identity",
-    "PolicyDecision",
-    "RefusalReason",
-    "RunConfig",
-    "ToolResult",
-    "ainvoke_selective",
-    "execute_selective_plan",
-    "BYTES_NOTE",
-    "EVIDENCE_FIELDS",
-    "FINGERPRINT_FIELDS",
-    "BoundaryStatement",
-    "EvidenceCase",
-    "EvidenceReport",
-    "LatencySummary",
-    "missing_evidence_fields",
-    "validation_command",
-    "ValidationRunner",
     "AllowSet",
     "AllowSetProvider",
+    "CalibrationReport",
     "CallableSource",
-    "ContractChecks",
-    "Candidate",
-    "Capability",
     "Catalog",
     "CatalogLimits",
-    "CutReason",
-    "DecisionReason",
-    "ListingCut",
+    "ExecutionPlan",
+    "ExecutionPolicy",
+    "HybridPolicy",
     "McpSource",
+    "PlanRequest",
     "PolicyViolationError",
+    "RefusalReason",
     "Retrieval",
     "RetrievalAbstentionPolicy",
-    "RouteReason",
     "RouteRequest",
     "RoutingConfig",
     "RoutingError",
-    "RoutingTimer",
+    "RunConfig",
     "RuntimeFailure",
     "SchemaError",
     "SchemaRouter",
@@ -135,24 +99,76 @@ __all__ = [
     "ServerConnectionError",
     "ServerProtocolError",
     "ServerTimeoutError",
-    "Signal",
-    "SkipReason",
-    "SkippedTool",
     "SourceError",
+    "TextEncoder",
     "ToolCallError",
-    "ToolDecision",
     "ToolExecutionError",
+    "ToolResult",
     "ToolSpec",
     "ToolTransportError",
     "UserError",
     "Visibility",
     "__version__",
-    "callable_spec",
-    "canonical_bytes",
-    "canonical_json",
-    "coerce_request",
-    "make_route",
-    "offered_bytes",
-    "request_in",
-    "request_via",
+    "ainvoke_selective",
+    "calibrate",
+    "execute_selective_plan",
 ]
+
+MOVED: dict[str, str] = {
+    "BYTES_NOTE": "schemarouter.evidence",
+    "EVIDENCE_FIELDS": "schemarouter.evidence",
+    "BoundaryStatement": "schemarouter.evidence",
+    "EvidenceCase": "schemarouter.evidence",
+    "EvidenceReport": "schemarouter.evidence",
+    "LatencySummary": "schemarouter.evidence",
+    "RoutingTimer": "schemarouter.evidence",
+    "ValidationRunner": "schemarouter.evidence",
+    "missing_evidence_fields": "schemarouter.evidence",
+    "validation_command": "schemarouter.evidence",
+    "FINGERPRINT_FIELDS": "schemarouter.catalog",
+    "Capability": "schemarouter.catalog",
+    "CutReason": "schemarouter.catalog",
+    "ListingCut": "schemarouter.catalog",
+    "SkipReason": "schemarouter.catalog",
+    "SkippedTool": "schemarouter.catalog",
+    "callable_spec": "schemarouter.catalog",
+    "canonical_bytes": "schemarouter.catalog",
+    "canonical_json": "schemarouter.catalog",
+    "make_route": "schemarouter.catalog",
+    "offered_bytes": "schemarouter.catalog",
+    "SEMANTIC_FIELD": "schemarouter.retrieval",
+    "CalibrationPoint": "schemarouter.retrieval",
+    "Candidate": "schemarouter.retrieval",
+    "HybridRetriever": "schemarouter.retrieval",
+    "LexicalRetriever": "schemarouter.retrieval",
+    "RouteReason": "schemarouter.retrieval",
+    "SemanticIndex": "schemarouter.retrieval",
+    "Signal": "schemarouter.retrieval",
+    "WordLlamaEncoder": "schemarouter.retrieval",
+    "semantic_available": "schemarouter.retrieval",
+    "EffectClass": "schemarouter.execution",
+    "ExecutableRetrieval": "schemarouter.execution",
+    "PlanSelection": "schemarouter.execution",
+    "PolicyDecision": "schemarouter.execution",
+    "ContractChecks": "schemarouter.visibility",
+    "DecisionReason": "schemarouter.visibility",
+    "ToolDecision": "schemarouter.visibility",
+    "coerce_request": "schemarouter.visibility",
+    "principal_identity": "schemarouter.visibility",
+    "request_in": "schemarouter.visibility",
+    "request_via": "schemarouter.visibility",
+}
+"""Names exported here before 0.1 that now live in a subpackage: name -> its module."""
+
+
+def __getattr__(name: str) -> object:
+    home = MOVED.get(name)
+    if home is None:
+        raise AttributeError(f"module 'schemarouter' has no attribute {name!r}")
+    warnings.warn(
+        f"schemarouter.{name} moved to {home}.{name}; import it from there "
+        "(the old name works until schemarouter-core 0.2)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(home), name)

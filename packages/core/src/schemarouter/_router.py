@@ -8,15 +8,13 @@ from typing import Any, Literal
 
 import anyio
 
-from .retrieval._abstention import RetrievalAbstentionPolicy, require_policy
 from ._defaults import DEFAULT_K
 from .catalog._callables import CallableSource
-from .execution._calls import ToolResult
 from .catalog._catalog import Catalog, CatalogLimits
-from .execution._boundary import run_plan
-from .retrieval._hybrid import HybridPolicy, HybridRetriever
-from .retrieval._index import LexicalIndex
 from .catalog._mcp import McpSource
+from .errors import UserError, require_k
+from .execution._boundary import run_plan
+from .execution._calls import ToolResult
 from .execution._plans import (
     ExecutableRetrieval,
     ExecutionPlan,
@@ -26,9 +24,12 @@ from .execution._plans import (
     retrieve_for_request,
 )
 from .execution._policy import ExecutionPolicy
+from .retrieval._abstention import RetrievalAbstentionPolicy, require_policy
+from .retrieval._gate import LexicalGate
+from .retrieval._hybrid import HybridPolicy, HybridRetriever
+from .retrieval._index import LexicalIndex
 from .retrieval._results import Retrieval
 from .retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
-from .errors import UserError, require_k
 
 __all__ = ["SchemaRouter"]
 
@@ -56,6 +57,7 @@ class SchemaRouter:
         self._hybrid: HybridRetriever | None = None
         self._sources: dict[str, McpSource | CallableSource] = {s.name: s for s in sources}
         self._index: LexicalIndex | None = None
+        self._gate: LexicalGate | None = None
         self._lock = threading.Lock()
         self._policy = policy if policy is not None else ExecutionPolicy()
         self._catalog_loaded_at = self._policy.clock()
@@ -216,24 +218,34 @@ class SchemaRouter:
         """`hybrid` when a semantic encoder is fused with the lexical index."""
         return "lexical" if self._encoder is None else "hybrid"
 
-    @property
-    def retriever(self) -> LexicalIndex | HybridRetriever:
-        """What `retrieve` ranks with: the lexical index, or the hybrid over it and the encoder."""
+    def _lexical_gate(self) -> LexicalGate:
+        """The current index read through the no-route gate (made once per index)."""
         index = self.index
+        lexical = self._gate
+        if lexical is None or lexical.index is not index:
+            lexical = self._gate = LexicalGate(index)
+        return lexical
+
+    @property
+    def retriever(self) -> LexicalGate | HybridRetriever:
+        """What `retrieve` ranks with: the lexical index through the no-route gate, or the
+        hybrid over it and the encoder."""
+        lexical = self._lexical_gate()
+        index = lexical.index
         encoder = self._encoder
         if encoder is None:
-            return index
+            return lexical
         hybrid = self._hybrid
-        if hybrid is None or hybrid.lexical is not index:
+        if hybrid is None or hybrid.lexical is not lexical:
             with self._lock:
                 hybrid = self._hybrid
-                if hybrid is None or hybrid.lexical is not index:
+                if hybrid is None or hybrid.lexical is not lexical:
                     previous = hybrid.semantic if hybrid is not None else None
                     semantic = (
                         previous if previous is not None and previous.catalog is index.catalog else None
                     )
                     semantic = semantic or SemanticIndex(index.catalog, encoder)
-                    hybrid = HybridRetriever(index, semantic, self._hybrid_policy)
+                    hybrid = HybridRetriever(lexical, semantic, self._hybrid_policy)
                     self._hybrid = hybrid
         return hybrid
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from .visibility._config import RoutingConfig
 from ._router import SchemaRouter
+from .visibility._config import RoutingConfig
 
 __all__ = ["FIXTURE_SERVER", "ROUTING", "SOURCE_NAME", "load_router"]
 

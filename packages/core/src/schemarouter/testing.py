@@ -6,6 +6,10 @@ only those, then follows a script (at most one tool call per turn) through its o
 approval gate and input / output guardrail hooks. It fails closed: a provider that raises,
 or a turn with no request, offers no tool, and the failure is both returned and logged.
 
+`FakeOutcome` is what one scripted call came to (ran, awaiting approval, blocked by a
+guardrail, refused as hidden); `InputGuardrail` and `OutputGuardrail` are the shapes of the
+guardrail hooks a `FakeAgent` takes.
+
 `RaisingVisibility` is a `Visibility` whose `allow_set` always raises, for fail-closed tests.
 
 `passing_evidence_report(**changes)` is an `EvidenceReport` that meets the acceptance bar,
@@ -26,11 +30,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
 from ._defaults import DEFAULT_K
-from .evidence._report import EvidenceReport, LatencySummary
-from .retrieval._results import AllowSet, AllowSetProvider, Retrieval
 from ._router import SchemaRouter
-from .visibility._visibility import Visibility
 from .errors import RoutingError, UserError
+from .evidence._report import EvidenceReport, LatencySummary
+from .retrieval._results import Retrieval
+from .visibility._allow_set import AllowSet, AllowSetProvider
+from .visibility._visibility import Visibility
 
 __all__ = [
     "FakeAgent",

@@ -18,8 +18,8 @@ from typing import Any, cast, get_type_hints
 
 from pydantic import ConfigDict, create_model
 
-from ._catalog import Catalog, CatalogLimits, ToolSpec
 from ..errors import SchemaError, UserError
+from ._catalog import Catalog, CatalogLimits, ToolSpec
 
 __all__ = ["CallableSource", "call_arguments", "callable_spec", "describe_callable"]
 

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError as JsonSchemaError
 
+from ..errors import SchemaError, UserError
 from ._canonical import canonical_bytes, sha256_hex
 from ._capability import ROUTE_SEPARATOR, Capability
+from ._definitions import definition_name, parse_definition, read_definitions_file, single_definitions
 from ._schema_checks import MAX_SCHEMA_DEPTH, dangling_ref, nesting_depth
-from ..errors import UserError
 
 if TYPE_CHECKING:
     from mcp.types import Tool as McpTool
@@ -91,9 +92,7 @@ class ToolSpec:
         """The spec of a tool definition written as JSON: OpenAI (Chat Completions or
         Responses), Anthropic, or an MCP `tools/list` entry. Raises `SchemaError` for any other
         shape (another tool type, two input schemas, not an object)."""
-        from ._definitions import spec_from_definition
-
-        return spec_from_definition(definition)
+        return cls(*parse_definition(definition))
 
     def fingerprint(self, source: str) -> str | None:
         """The contract fingerprint a catalog gives this tool from `source` (the contract
@@ -352,9 +351,16 @@ class Catalog:
         """A catalog from JSON tool definitions (see `ToolSpec.from_definition`). A definition of
         no recognised shape is skipped with reason `invalid_definition`; the rest load as
         `from_specs` loads them."""
-        from ._definitions import catalog_from_definitions
-
-        return catalog_from_definitions(source, definitions, limits)
+        specs: list[ToolSpec] = []
+        refused: list[SkippedTool] = []
+        for place, definition in single_definitions(definitions):
+            try:
+                specs.append(ToolSpec.from_definition(definition))
+            except SchemaError as exc:
+                detail = f"definition {place}: {exc}"
+                refused.append(SkippedTool(source, definition_name(definition), "invalid_definition", detail))
+        catalog = cls.from_specs(source, specs, limits)
+        return cls(catalog, (*refused, *catalog.skipped)) if refused else catalog
 
     @classmethod
     def from_file(
@@ -363,9 +369,8 @@ class Catalog:
         """A catalog from a JSON file of tool definitions: an array, or an object with a `tools`
         array (an MCP `tools/list` result). `source` defaults to the file name without its
         extension. An unreadable or malformed file raises `UserError`."""
-        from ._definitions import catalog_from_file
-
-        return catalog_from_file(path, source, limits)
+        name, definitions = read_definitions_file(path, source)
+        return cls.from_definitions(name, definitions, limits)
 
     @classmethod
     def merge(cls, *catalogs: Catalog) -> Catalog:

@@ -21,14 +21,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
-from ._capability import ROUTE_SEPARATOR
-from ._catalog import Catalog, CatalogLimits, SkippedTool, ToolSpec
-from ._json_file import read_json_file
 from ..errors import SchemaError, UserError
+from ._capability import ROUTE_SEPARATOR
+from ._json_file import read_json_file
 
-__all__ = ["catalog_from_definitions", "catalog_from_file", "spec_from_definition"]
+__all__ = [
+    "DefinitionParts",
+    "definition_name",
+    "parse_definition",
+    "read_definitions_file",
+    "single_definitions",
+]
+
+
+class DefinitionParts(NamedTuple):
+    """What a tool definition says, as given (`ToolSpec`'s fields; the catalog checks them)."""
+
+    name: Any
+    description: Any
+    input_schema: Any
+    title: Any
+    output_schema: Any
+    annotations: Any
+
 
 _INPUT_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parametersJsonSchema")
 _GEMINI_LISTS = ("functionDeclarations", "function_declarations")
@@ -54,8 +71,8 @@ def _unwrap(outer: Mapping[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
     return wrapper, (_object(outer[wrapper], repr(wrapper)) if wrapper else outer)
 
 
-def spec_from_definition(definition: object) -> ToolSpec:
-    """The spec of one tool definition in a recognised JSON shape (see the module docstring).
+def parse_definition(definition: object) -> DefinitionParts:
+    """The parts of one tool definition in a recognised JSON shape (see the module docstring).
 
     Raises `SchemaError` when the definition has none of those shapes. The name, description
     and schemas are taken as given; the catalog checks them when the spec is loaded.
@@ -80,7 +97,7 @@ def spec_from_definition(definition: object) -> ToolSpec:
     schema = _one_of(tool, _INPUT_SCHEMA_KEYS, "input schema")
     if wrapper == "toolSpec" and isinstance(schema, Mapping) and "json" in schema:
         schema = cast("Mapping[str, Any]", schema)["json"]  # Bedrock wraps the JSON Schema
-    return ToolSpec(
+    return DefinitionParts(
         name=tool.get("name"),
         description=tool.get("description"),
         input_schema=schema,
@@ -90,7 +107,7 @@ def spec_from_definition(definition: object) -> ToolSpec:
     )
 
 
-def _single_tools(entries: Iterable[object]) -> Iterator[tuple[str, object]]:
+def single_definitions(entries: Iterable[object]) -> Iterator[tuple[str, object]]:
     """Each single-tool definition with its place: `3` for the fourth entry, `3.1` for the second
     declaration of a Gemini list in it (Gemini's lists are spread into their tools)."""
     for i, entry in enumerate(entries):
@@ -104,7 +121,7 @@ def _single_tools(entries: Iterable[object]) -> Iterator[tuple[str, object]]:
             yield str(i), entry
 
 
-def _name_of(definition: object) -> str:
+def definition_name(definition: object) -> str:
     """The name a refused definition is reported under (empty when it has none)."""
     try:
         name = _unwrap(_object(definition, "a tool definition"))[1].get("name")
@@ -113,31 +130,11 @@ def _name_of(definition: object) -> str:
     return name if isinstance(name, str) else ""
 
 
-def catalog_from_definitions(
-    source: str, definitions: Iterable[object], limits: CatalogLimits | None = None
-) -> Catalog:
-    """A catalog from JSON tool definitions. Definitions of no recognised shape are skipped
-    with reason `invalid_definition` (listed first in `Catalog.skipped`, with their position);
-    bad tools are then skipped as `Catalog.from_specs` skips them."""
-    specs: list[ToolSpec] = []
-    refused: list[SkippedTool] = []
-    for place, definition in _single_tools(definitions):
-        try:
-            specs.append(spec_from_definition(definition))
-        except SchemaError as exc:
-            detail = f"definition {place}: {exc}"
-            refused.append(SkippedTool(source, _name_of(definition), "invalid_definition", detail))
-    catalog = Catalog.from_specs(source, specs, limits)
-    return Catalog(catalog, (*refused, *catalog.skipped)) if refused else catalog
-
-
-def catalog_from_file(
-    path: str | Path, source: str | None = None, limits: CatalogLimits | None = None
-) -> Catalog:
-    """A catalog from a JSON file: an array of tool definitions, or an object whose `tools`
-    array holds them (as an MCP `tools/list` result does). The source name defaults to the
-    file name without its extension. A file that cannot be read, is empty, is not UTF-8 JSON
-    or is nested too deeply to decode is a `UserError` naming it."""
+def read_definitions_file(path: str | Path, source: str | None = None) -> tuple[str, list[object]]:
+    """The source name and the tool definitions of a JSON file: an array of tool definitions,
+    or an object whose `tools` array holds them (as an MCP `tools/list` result does). The
+    source name defaults to the file name without its extension. A file that cannot be read, is
+    empty, is not UTF-8 JSON or is nested too deeply to decode is a `UserError` naming it."""
     file = Path(path)
     data: Any = read_json_file(file, "tool definitions")
     for key in ("result", "tools"):  # a saved JSON-RPC answer to tools/list, or its result
@@ -148,4 +145,4 @@ def catalog_from_file(
             f"{file} must hold a JSON array of tool definitions, or an object with a 'tools' array"
         )
     name = source if source is not None else file.stem.replace(ROUTE_SEPARATOR, "_")
-    return catalog_from_definitions(name, cast("list[object]", data), limits)
+    return name, cast("list[object]", data)

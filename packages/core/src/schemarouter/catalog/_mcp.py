@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from ._catalog import Catalog, CatalogLimits, ToolSpec
 from ..errors import (
     SchemaRouterError,
     ServerConnectionError,
@@ -30,6 +29,7 @@ from ..errors import (
     SourceError,
     UserError,
 )
+from ._catalog import Catalog, CatalogLimits, ToolSpec
 
 if TYPE_CHECKING:
     from mcp import Client

@@ -31,8 +31,8 @@ from mcp.shared.message import SessionMessage
 from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse, RequestId, Tool
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-from ._catalog import CatalogLimits, ListingCut, SkippedTool, ToolSpec
 from ..errors import SchemaError, ServerProtocolError
+from ._catalog import CatalogLimits, ListingCut, SkippedTool, ToolSpec
 
 if TYPE_CHECKING:
     from mcp import Client

@@ -1,4 +1,9 @@
-"""The `schemarouter` command line. Exit codes: 0 ok, 1 runtime failure, 2 misuse."""
+"""The `schemarouter` command line. Exit codes: 0 ok, 1 runtime failure, 2 misuse.
+
+Subcommands: `catalog`, `route`, `calibrate`, `demo`; each in its own `_<name>_cmd` module.
+
+Floor 9 (the top): imports anything below it; nothing imports it.
+"""
 
 from __future__ import annotations
 

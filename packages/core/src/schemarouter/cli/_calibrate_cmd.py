@@ -13,9 +13,9 @@ from typing import Any, cast
 from rich.table import Table
 
 from .._defaults import DEFAULT_K
-from ..retrieval._calibrate import CalibrationReport, calibrate
 from ..catalog._json_file import read_json_file
 from ..errors import UserError
+from ..retrieval._calibrate import CalibrationReport, calibrate
 from ._common import (
     add_semantic_argument,
     add_source_arguments,

@@ -12,11 +12,11 @@ from typing import Any
 
 from rich.console import Console
 
-from ..catalog._catalog import Catalog
-from ..retrieval._hybrid import HybridRetriever
-from ..catalog._mcp import McpSource
 from .._router import SchemaRouter
+from ..catalog._catalog import Catalog
+from ..catalog._mcp import McpSource
 from ..errors import UserError
+from ..retrieval._hybrid import HybridRetriever
 
 __all__ = ["add_semantic_argument", "add_source_arguments", "emit_json", "load_router", "stderr", "stdout"]
 

@@ -18,10 +18,10 @@ from typing import Any, cast
 from rich.markup import escape
 from rich.table import Table
 
-from ..visibility._config import RoutingConfig
-from ..evidence._report import EvidenceReport
 from ..demo_routing import ROUTING
 from ..errors import RuntimeFailure
+from ..evidence._report import EvidenceReport
+from ..visibility._config import RoutingConfig
 from ._common import emit_json, stderr, stdout
 
 __all__ = ["register"]

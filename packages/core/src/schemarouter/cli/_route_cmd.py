@@ -9,10 +9,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..retrieval._abstention import RetrievalAbstentionPolicy
 from .._defaults import DEFAULT_K
+from ..retrieval._abstention import RetrievalAbstentionPolicy
 from ..retrieval._hybrid import HybridRetriever
-from ..retrieval._results import AllowSet, Candidate, Retrieval
+from ..retrieval._results import Candidate, Retrieval
+from ..visibility._allow_set import AllowSet
 from ..visibility._visibility import Visibility
 from ._common import (
     add_semantic_argument,
@@ -104,7 +105,7 @@ async def run(args: argparse.Namespace) -> int:
     visibility = Visibility(router, k=args.k, abstention=policy, blocked=args.block, allowed=args.allow)
     allow = visibility.allow_set(args.query)
     retrieval = router.retrieve(args.query, args.k, policy=policy)
-    unweighed = router.index.unweighed_words(args.query)
+    unweighed = router.index.analyzer.unweighed_words(args.query)
     retriever = router.retriever
     unencoded = retriever.unencoded_chars(args.query) if isinstance(retriever, HybridRetriever) else 0
     if args.json:

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from ..visibility._config import RoutingConfig
 from ..errors import UserError
+from ..visibility._config import RoutingConfig
 
 __all__ = [
     "BYTES_NOTE",

@@ -10,22 +10,27 @@ Every refusal is a `PolicyViolationError` raised before any tool call.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
-from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
 from .._defaults import DEFAULT_K
+from ..errors import ToolCallError, require_k
+from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
 from ._calls import ToolResult, call_cleared
 from ._plan_checks import ClearedCall, check_plan
-from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, RunConfig, as_request
-from ..errors import ToolCallError, require_k
-
-if TYPE_CHECKING:
-    from .._router import SchemaRouter
+from ._plans import (
+    ExecutableRetrieval,
+    ExecutionPlan,
+    PlanRequest,
+    RunConfig,
+    as_request,
+    make_plan,
+    retrieve_for_request,
+)
+from ._router import Router
 
 __all__ = ["ainvoke_selective", "execute_selective_plan", "run_plan"]
 
 
-async def _run(router: SchemaRouter, cleared: tuple[ClearedCall, ...]) -> ToolResult:
+async def _run(router: Router, cleared: tuple[ClearedCall, ...]) -> ToolResult:
     # Each call carries the arguments the gate checked; the plan is not read again, so
     # nothing done to it while a call runs reaches a fallback.
     recheck = not router.catalog_age < router.policy.contract_max_age
@@ -46,13 +51,13 @@ async def _run(router: SchemaRouter, cleared: tuple[ClearedCall, ...]) -> ToolRe
     raise failures[-1]
 
 
-async def run_plan(router: SchemaRouter, plan: ExecutionPlan, config: RunConfig | None) -> ToolResult:
+async def run_plan(router: Router, plan: ExecutionPlan, config: RunConfig | None) -> ToolResult:
     """`router.ainvoke`'s last step: every check except the shortlist, then the call."""
     return await _run(router, check_plan(router, plan, config))
 
 
 async def execute_selective_plan(
-    router: SchemaRouter,
+    router: Router,
     retrieval: ExecutableRetrieval,
     plan: ExecutionPlan,
     *,
@@ -83,7 +88,7 @@ async def execute_selective_plan(
 
 
 async def ainvoke_selective(
-    router: SchemaRouter,
+    router: Router,
     request: PlanRequest | str,
     *,
     k: int = DEFAULT_K,
@@ -94,6 +99,6 @@ async def ainvoke_selective(
     `execute_selective_plan`: no-route verdicts and off-shortlist routes are refused."""
     require_k(k)
     request = as_request(request)
-    retrieval = router.retrieve_executable(request, k, policy=policy, config=config)
-    plan = router.plan_executable(request, config=config)
+    retrieval = retrieve_for_request(router, request, k, policy=policy, config=config)
+    plan = make_plan(router, request, config=config, route=None, fallback_routes=())
     return await execute_selective_plan(router, retrieval, plan, policy=policy, config=config, k=k)

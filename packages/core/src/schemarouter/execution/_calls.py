@@ -18,8 +18,6 @@ from ..catalog._callables import CallableSource, call_arguments
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog, CatalogLimits, ToolSpec
 from ..catalog._mcp import McpSource, translate_error
-from ._plan_checks import ClearedCall
-from ._refusal import RefusalReason
 from ..errors import (
     PolicyViolationError,
     SchemaRouterError,
@@ -27,6 +25,8 @@ from ..errors import (
     ToolExecutionError,
     ToolTransportError,
 )
+from ._plan_checks import ClearedCall
+from ._refusal import RefusalReason
 
 if TYPE_CHECKING:
     from mcp import Client

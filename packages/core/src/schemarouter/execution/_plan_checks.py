@@ -9,25 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema import ValidationError
 from referencing.exceptions import Unresolvable
 
-from ..retrieval._abstention import RetrievalAbstentionPolicy
-from ._arguments import FrozenArguments
+from .._principal import same_principal
 from ..catalog._callables import CallableSource
 from ..catalog._capability import Capability
 from ..catalog._mcp import McpSource
-from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, same_principal, sealed_arguments
-from ._policy import PolicyDecision
-from ._refusal import RefusalReason, refuse
-from ..retrieval._results import Retrieval
 from ..catalog._schema_checks import argument_validator
 from ..errors import UserError
-
-if TYPE_CHECKING:
-    from .._router import SchemaRouter
+from ..retrieval._abstention import RetrievalAbstentionPolicy
+from ..retrieval._results import Retrieval
+from ._arguments import FrozenArguments
+from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, sealed_arguments
+from ._policy import PolicyDecision
+from ._refusal import RefusalReason, refuse
+from ._router import Router
 
 __all__ = ["PLAN_CLOCK_STEP_TOLERANCE", "ClearedCall", "check_plan", "check_shortlist"]
 
@@ -95,7 +94,7 @@ def _described(principal: Hashable | None) -> str:
     return f"{principal!r} ({type(principal).__name__})"
 
 
-def _check_pairing(router: SchemaRouter, retrieval: ExecutableRetrieval, plan: ExecutionPlan) -> None:
+def _check_pairing(router: Router, retrieval: ExecutableRetrieval, plan: ExecutionPlan) -> None:
     if not isinstance(retrieval, ExecutableRetrieval):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise UserError(
             f"expected the ExecutableRetrieval from router.retrieve_executable, got {type(retrieval).__name__}"
@@ -127,7 +126,7 @@ def _kept(retrieval: Retrieval) -> dict[str, str]:
 
 
 def check_shortlist(
-    router: SchemaRouter,
+    router: Router,
     retrieval: ExecutableRetrieval,
     plan: ExecutionPlan,
     abstention: RetrievalAbstentionPolicy | None,
@@ -169,7 +168,7 @@ def check_shortlist(
 
 
 def check_plan(
-    router: SchemaRouter,
+    router: Router,
     plan: ExecutionPlan,
     config: RunConfig | None,
     *,

@@ -15,17 +15,15 @@ import threading
 import weakref
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal
 
-from ..retrieval._abstention import RetrievalAbstentionPolicy
-from ._arguments import FrozenArguments
 from ..catalog._canonical import canonical_bytes
-from ._refusal import RefusalReason, refuse
-from ..retrieval._results import Candidate, Retrieval
 from ..errors import UserError
-
-if TYPE_CHECKING:
-    from .._router import SchemaRouter
+from ..retrieval._abstention import RetrievalAbstentionPolicy
+from ..retrieval._results import Candidate, Retrieval
+from ._arguments import FrozenArguments
+from ._refusal import RefusalReason, refuse
+from ._router import Router
 
 __all__ = [
     "ExecutableRetrieval",
@@ -36,9 +34,7 @@ __all__ = [
     "as_request",
     "frozen_arguments",
     "make_plan",
-    "principal_identity",
     "retrieve_for_request",
-    "same_principal",
     "sealed_arguments",
     "verify_seal",
 ]
@@ -113,36 +109,6 @@ class RunConfig:
     match only when `same_principal` says so: `1`, `True` and `1.0` are three principals."""
 
     principal: Hashable | None = None
-
-
-def principal_identity(principal: Hashable | None) -> object:
-    """What makes a principal the one it is: its exact type with its value, and for a tuple or
-    frozenset (named tuples included) the identity of each element.
-
-    Python's `==` says `1 == True == 1.0` and `(1,) == (True,)`; identities of different types
-    never compare equal, so a plan made for one of those values does not run for another.
-    Values of other types are compared by their own `==`, and only with values of the very
-    same type.
-    """
-    kind = type(principal)
-    if isinstance(principal, tuple):
-        members = cast("tuple[Hashable, ...]", principal)
-        return (kind, tuple(principal_identity(member) for member in members))
-    if isinstance(principal, frozenset):
-        elements = cast("frozenset[Hashable]", principal)
-        return (kind, frozenset(principal_identity(element) for element in elements))
-    return (kind, principal)
-
-
-def same_principal(first: Hashable | None, second: Hashable | None) -> bool:
-    """Are these the same principal? The one comparison the execution boundary makes between
-    the principals of a plan, a retrieval and a run (see `principal_identity`). A principal
-    whose identity cannot be worked out (nested too deeply, or holding an unhashable value)
-    is the same as no other, so the check fails closed."""
-    try:
-        return principal_identity(first) == principal_identity(second)
-    except (RecursionError, TypeError):
-        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,11 +203,11 @@ class ExecutionPlan:
 
 # -- sealing ----------------------------------------------------------------------------------
 
-_keys: weakref.WeakKeyDictionary[SchemaRouter, bytes] = weakref.WeakKeyDictionary()
+_keys: weakref.WeakKeyDictionary[Router, bytes] = weakref.WeakKeyDictionary()
 _keys_lock = threading.Lock()
 
 
-def _router_key(router: SchemaRouter) -> bytes:
+def _router_key(router: Router) -> bytes:
     with _keys_lock:
         key = _keys.get(router)
         if key is None:
@@ -271,11 +237,11 @@ def _seal_body(plan: ExecutionPlan, arguments: FrozenArguments) -> bytes:
     )
 
 
-def _sign(router: SchemaRouter, plan: ExecutionPlan, arguments: FrozenArguments) -> str:
+def _sign(router: Router, plan: ExecutionPlan, arguments: FrozenArguments) -> str:
     return hmac.new(_router_key(router), _seal_body(plan, arguments), hashlib.sha256).hexdigest()
 
 
-def sealed_arguments(router: SchemaRouter, plan: ExecutionPlan) -> FrozenArguments | None:
+def sealed_arguments(router: Router, plan: ExecutionPlan) -> FrozenArguments | None:
     """The arguments `plan` was sealed with, if `router` issued it and it is unchanged since;
     None otherwise. The arguments are read once: what the seal was checked over is what the
     caller goes on to check and send."""
@@ -287,7 +253,7 @@ def sealed_arguments(router: SchemaRouter, plan: ExecutionPlan) -> FrozenArgumen
     return arguments if valid else None
 
 
-def verify_seal(router: SchemaRouter, plan: ExecutionPlan) -> bool:
+def verify_seal(router: Router, plan: ExecutionPlan) -> bool:
     """Was `plan` issued by `router`, unchanged since?"""
     return sealed_arguments(router, plan) is not None
 
@@ -296,7 +262,7 @@ def verify_seal(router: SchemaRouter, plan: ExecutionPlan) -> bool:
 
 
 def retrieve_for_request(
-    router: SchemaRouter,
+    router: Router,
     request: PlanRequest | str,
     k: int,
     *,
@@ -309,7 +275,7 @@ def retrieve_for_request(
     return ExecutableRetrieval(request, principal, retrieval, policy)
 
 
-def _choose_route(router: SchemaRouter, request: PlanRequest) -> tuple[str, PlanSelection]:
+def _choose_route(router: Router, request: PlanRequest) -> tuple[str, PlanSelection]:
     if request.preferred_route is not None:
         return request.preferred_route, "preferred_route"
     retrieval = router.retrieve(request.query, 1, explain=False)
@@ -323,7 +289,7 @@ def _choose_route(router: SchemaRouter, request: PlanRequest) -> tuple[str, Plan
 
 
 def make_plan(
-    router: SchemaRouter,
+    router: Router,
     request: PlanRequest | str,
     *,
     config: RunConfig | None,

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from ._abstention import RetrievalAbstentionPolicy
 from .._defaults import DEFAULT_K
 from ..catalog._catalog import Catalog
-from ._results import Retrieval
 from ..errors import UserError, require_k
+from ._abstention import RetrievalAbstentionPolicy
+from ._results import Retrieval
 
 __all__ = ["CalibrationPoint", "CalibrationReport", "calibrate"]
 

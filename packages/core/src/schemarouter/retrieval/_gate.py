@@ -21,14 +21,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ._abstention import RetrievalAbstentionPolicy
-from ..catalog._capability import Capability
 from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
+from ..catalog._capability import Capability
+from ..catalog._catalog import Catalog
+from ._abstention import RetrievalAbstentionPolicy
 from ._index import LexicalIndex, QueryTerm, Ranked
 from ._results import Candidate, Retrieval, RouteReason, Signal
 
 __all__ = [
     "GateRanking",
+    "LexicalGate",
     "GateSettings",
     "Verdict",
     "gate",
@@ -205,7 +207,7 @@ def rank_for_gate(
 
     Without `count`, the tools matched are not counted (`Ranked.matched` is None).
     """
-    terms = index.query_terms(query)
+    terms = index.analyzer.query_terms(query)
     preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
     depth = max(settings.min_depth, 4 * k)
     if hidden:
@@ -397,3 +399,31 @@ def gate(
         ),
         matched=ranking.ranked.matched or 0,
     )
+
+
+class LexicalGate:
+    """The lexical index read through the no-route gate: what a router ranks with in lexical
+    mode, and the lexical side of hybrid mode (a `LexicalRetriever`)."""
+
+    def __init__(self, index: LexicalIndex, settings: GateSettings = DEFAULT_GATE) -> None:
+        self.index = index
+        self.settings = settings
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.index.catalog
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        policy: RetrievalAbstentionPolicy | None = None,
+        preferred_route: str | None = None,
+        explain: bool = True,
+    ) -> Retrieval:
+        """The gated retrieval of `query` (see `gate`); `explain=False` leaves out the signals."""
+        return gate(self.index, query, k, policy, preferred_route, self.settings, explain=explain)
+
+    def corrected_text(self, query: str) -> str:
+        """`query` with misspelt words replaced by what the index reads them as."""
+        return self.index.analyzer.corrected_text(query)

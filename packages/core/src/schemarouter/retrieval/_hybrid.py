@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Protocol
 
-from ._abstention import RetrievalAbstentionPolicy
 from ..catalog._catalog import Catalog
+from ..errors import UserError
+from ._abstention import RetrievalAbstentionPolicy
 from ._results import Candidate, Retrieval, RouteReason, Signal
 from ._semantic import SemanticIndex, encoder_reads
-from ..errors import UserError
 
 __all__ = [
     "MAX_ENCODED_CHARS",

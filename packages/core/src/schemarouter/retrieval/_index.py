@@ -1,68 +1,42 @@
 """Field-aware lexical index (BM25F-style) over one catalog version.
 
-Built once per catalog version: every tool is tokenised, stemmed and weighted here, so a
-query only stems its own words and reads the postings of its terms. Ranking uses BM25F
-(per-field length normalisation and weights, one saturation per term); the evidence the
-no-route gate needs (which query terms hit which fields, and how rare they are) comes from
-the same postings. What each query word contributes to either is computed once per word and
-cached, so a request mostly sums cached vectors.
+Built once per catalog version from the terms the analysis chain gives each tool's fields
+(`schemarouter.analysis`): the index stores postings and scores terms, and never reads text
+itself. Ranking uses BM25F (per-field length normalisation and weights, one saturation per
+term); the evidence the no-route gate needs (which query terms hit which fields, and how rare
+they are) comes from the same postings. What each query term contributes to either is computed
+once per word and cached, so a request mostly sums cached vectors.
 """
 
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
-from bisect import bisect_left
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..analysis._abbreviations import ABBREVIATIONS
-from ._abstention import RetrievalAbstentionPolicy
+from ..analysis._analyzer import Analyzer
+from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
+from ..analysis._query import QueryAnalyzer
+from ..analysis._terms import SOURCE_MARK, QueryTerm
+from ..analysis._vocabulary import Vocabulary
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
-from ..analysis._commonness import english_count, specificity
-from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS, field_tokens
-from ..analysis._memo import remember
-from ..analysis._paths import path_words
 from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, postings_of
-from ._results import Retrieval
-from ..analysis._segment import MIN_PART, segment
-from ..analysis._spelling import american
-from ..analysis._stemming import Stemmer
-from ..analysis._synonyms import synonyms_by_stem
-from ..analysis._text import joined_whole, mixed_case_whole, text_tokens
-from ..analysis._typo import Corrector
 
 __all__ = [
     "EvidenceVector",
     "IndexSettings",
     "LexicalIndex",
-    "QueryTerm",
     "Ranked",
-    "SOURCE_MARK",
-    "TermMatch",
-    "WORD_FIELDS",
     "WordVector",
 ]
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
-WORD_FIELDS = tuple(name for name in FIELDS if name != "source")
-"""The fields indexed as the tool's own words; `source` is indexed apart (see `SOURCE_MARK`)."""
-SOURCE_MARK = "\x00"
-"""Starts the terms of a source's name. A source's words are counted apart from the tools' own
-words: in a one-server catalog named `weather` every tool has the source word, and counted as
-one term with the descriptions' `weather` it would make that word common to every tool and so
-worth nothing. Apart, a source term is as rare as the share of the catalog its server holds, and
-the word keeps its own rarity in the tools that use it."""
-_MAX_EXPANSIONS = 12
-_MAX_QUERY_TERMS = 64
-_RESOLVE_CACHE = 50_000
 _VECTOR_CACHE_POSTINGS = 4_000_000
 _MANY_MATCHED = 4
 """`rank` reads the cutoff off every score when the query words' ranking postings, times this,
@@ -156,58 +130,6 @@ class IndexSettings:
     route on its own."""
 
 
-@dataclass(frozen=True, slots=True)
-class TermMatch:
-    """One indexed term a query term matches, and how well (1.0 = same stem)."""
-
-    term: str
-    quality: float
-    kind: str = "exact"
-    """`exact` (same stem), `prefix` (one word starts the other), `part` (of a run-together word),
-    `expansion` (the word an abbreviation stands for), `typo` (a catalog word one edit away),
-    `synonym` (another word of the request word's group in `_synonyms`) or `source` (a word of
-    a source's name, see `SOURCE_MARK`)."""
-    read_as: str | None = None
-    """The word the request word is read as: for a `typo` match the catalog word it stands for,
-    for a `synonym` match the synonym (`fetch` read as `retrieve`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class QueryTerm:
-    """A query word: its surface form, its stem, what it matches in the index and its weight.
-
-    `specificity` (in [0, 1]) says how unusual the word is in everyday English; `weight`
-    is the evidence a hit on it carries: catalog rarity of the best match times specificity.
-    """
-
-    surface: str
-    word: str
-    specificity: float
-    weight: float
-    matches: tuple[TermMatch, ...]
-    corrected: str | None = None
-    """For a misspelt word, the catalog word it is read as (`wheather` -> `weather`)."""
-    by_synonym: frozenset[str] = frozenset()
-    """The indexed terms among `matches` that it reaches only as a synonym."""
-    key: str = ""
-    """What its per-word vectors are cached under: `surface`, or for a term whose synonym
-    matches a request dropped (see `LexicalIndex.query_terms`), `surface` and what was dropped."""
-    named_by: str | None = None
-    """For a word a file name in the request stands for (see `_paths`), that file name."""
-
-    def __post_init__(self) -> None:
-        if not self.key:
-            object.__setattr__(self, "key", self.surface)
-
-
-def _count(counts: dict[str, dict[str, float]], term: str, field: str, weight: float) -> None:
-    """Add `weight` to the frequency of `term` in `field` of one tool's `counts`."""
-    tf = counts.get(term)
-    if tf is None:
-        tf = counts[term] = {}
-    tf[field] = tf.get(field, 0.0) + weight
-
-
 class LexicalIndex:
     """Built once per catalog version; queries touch only the postings of their terms."""
 
@@ -217,75 +139,9 @@ class LexicalIndex:
         # Tools are numbered in route order: ranking breaks ties by position, which is by route.
         self._caps = tuple(sorted(catalog, key=lambda cap: cap.route))
         self._doc_by_route = {cap.route: doc for doc, cap in enumerate(self._caps)}
-        self._stemmer = Stemmer()
-        self._synonyms = synonyms_by_stem(self._stemmer.stem)
-        stem = self._stemmer.stem
-        per_doc = [field_tokens(cap) for cap in self._caps]
-        surface_vocabulary = {
-            tok
-            for fields in per_doc
-            for name in ("title", "description", "params", "param_text")
-            for tok in fields[name]
-            if len(tok) >= MIN_PART and tok.isalpha()
-        }
-        # Tokens repeat massively across tools: stem and segment each distinct token once.
-        terms_of: dict[str, str] = {}
-        parts_of: dict[str, tuple[str, ...]] = {}
-        segment_weight, abbreviation_weight = settings.segment_weight, settings.abbreviation_weight
-        # Per tool: term -> field -> term frequency (segments of run-together names count partially)
-        doc_counts: list[dict[str, dict[str, float]]] = []
-        lengths: list[dict[str, float]] = []
-        # the tool names of several parts written as one word (`get_customer` -> `getcustomer`)
-        name_wholes: set[str] = set()
-        word_terms: set[str] = set()  # the terms of the tools' words, the names whole aside
-        sources_seen: dict[str, list[tuple[str, float]]] = {}
-        for cap, fields in zip(self._caps, per_doc, strict=True):
-            counts: dict[str, dict[str, float]] = {}
-            doc_lengths: dict[str, float] = {}
-            for name in WORD_FIELDS:
-                tokens = fields[name]
-                doc_lengths[name] = float(len(tokens))
-                identifier = name in IDENTIFIER_FIELDS
-                expand = (identifier or name == "params") and abbreviation_weight > 0.0
-                for tok in tokens:
-                    term = terms_of.get(tok)
-                    if term is None:
-                        term = terms_of[tok] = stem(tok)
-                    _count(counts, term, name, 1.0)
-                    full = ABBREVIATIONS.get(tok) if expand else None
-                    if full is not None:
-                        spelled = terms_of.get(full)
-                        if spelled is None:
-                            spelled = terms_of[full] = stem(full)
-                        _count(counts, spelled, name, abbreviation_weight)
-                    if identifier and tok not in surface_vocabulary and tok.isalpha():
-                        parts = parts_of.get(tok)
-                        if parts is None:
-                            parts = parts_of[tok] = tuple(
-                                stem(part) for part in segment(tok, surface_vocabulary)
-                            )
-                        for part in parts:
-                            _count(counts, part, name, segment_weight)
-            word_terms.update(counts)
-            doc_lengths["source"] = float(len(fields["source"]))
-            source_terms = sources_seen.get(cap.source)
-            if source_terms is None:
-                source_terms = sources_seen[cap.source] = self._source_terms(
-                    fields["source"], surface_vocabulary, settings
-                )
-            for term, weight in source_terms:
-                _count(counts, term, "source", weight)
-            # A name of several parts also counts whole, once, outside the field's length: a
-            # request naming the tool (`get_customer`, `getCustomer`) then names this tool alone.
-            # The whole is its own term, unstemmed: a name is matched as written (and stemming ten
-            # thousand long joined names took half a second). A camelCase name is already indexed
-            # whole among its tokens (`getWeather` -> `getweather`).
-            whole = joined_whole(cap.name)
-            if whole is not None and whole not in fields["name"]:
-                _count(counts, whole, "name", 1.0)
-                name_wholes.add(whole)
-            doc_counts.append(counts)
-            lengths.append(doc_lengths)
+        analyzer = Analyzer(settings)
+        tools = analyzer.tools(self._caps)
+        doc_counts, lengths = tools.counts, tools.lengths
         n_docs = max(len(self._caps), 1)
         average = {name: max(sum(d[name] for d in lengths) / n_docs, 1.0) for name in FIELDS}
         weights, b_values, k1 = settings.field_weights, settings.field_b, settings.k1
@@ -339,43 +195,13 @@ class LexicalIndex:
                 docs, [idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]
             )
             self._named[term] = np.array(raw_named[term], dtype=np.bool_)
-        self._surface_words = frozenset(surface_vocabulary)
-        self._name_wholes = frozenset(name_wholes)
-        # typos are corrected towards the tools' own words, each of which is an indexed term
-        self._corrector = Corrector(
-            {tok for fields in per_doc for name in WORD_FIELDS for tok in fields[name]}
-        )
-        # Prefix matches and joined request words look among the tools' words only: a name whole
-        # is matched as a whole (`recipe` is no prefix of the name `recipe_retrieval`).
-        self._word_terms = frozenset(word_terms)
-        # sorted: prefix expansion bisects it per query word
-        self._sorted_terms = tuple(t for t in self._idf if t in word_terms)
-        self._longest_term = max(map(len, self._sorted_terms), default=0)
-        # what two request words written as one may match: the tools' words and the sources' words
-        source_words = {t[len(SOURCE_MARK) :] for t in self._idf if t.startswith(SOURCE_MARK)}
-        self._joinable_terms = tuple(sorted(source_words.union(self._sorted_terms)))
-        self._resolved: dict[str, QueryTerm] = {}
-        self._request_words: dict[str, tuple[str, ...]] = {}
-        self._joined: dict[str, bool] = {}
+        self._vocabulary = Vocabulary(self._idf, self._max_idf, tools)
+        self._analyzer = analyzer.requests(self._vocabulary)
         self._vectors: dict[Hashable, dict[str, WordVector]] = {}
         self._vectors_size = 0
         self._last_vectors: tuple[Hashable, dict[str, WordVector]] | None = None
         """The cache of the key asked for last: a request finds it by identity, without hashing
         the key (the gate's settings hash field by field)."""
-
-    def _source_terms(
-        self, tokens: list[str], surface_vocabulary: set[str], settings: IndexSettings
-    ) -> list[tuple[str, float]]:
-        """The terms of a source's name and their weights: each token's stem, and the parts of a
-        run-together one (`hackernews`), marked apart from the tools' words (see `SOURCE_MARK`)."""
-        stem = self._stemmer.stem
-        out: list[tuple[str, float]] = []
-        for tok in tokens:
-            out.append((SOURCE_MARK + stem(tok), 1.0))
-            if tok not in surface_vocabulary and tok.isalpha():
-                parts = segment(tok, surface_vocabulary)
-                out.extend((SOURCE_MARK + stem(part), settings.segment_weight) for part in parts)
-        return out
 
     # -- query side -----------------------------------------------------------------------------
 
@@ -401,247 +227,15 @@ class LexicalIndex:
         idf = self._idf.get(term)
         return 1.0 if idf is None else idf / self._max_idf
 
-    def _longer_terms(self, prefix: str) -> list[str]:
-        """The shortest indexed words (at most `_MAX_EXPANSIONS`) that `prefix` starts, shortest first."""
-        terms = self._sorted_terms
-        longer: list[str] = []
-        for position in range(bisect_left(terms, prefix), len(terms)):
-            term = terms[position]
-            if not term.startswith(prefix):
-                break
-            if len(term) > len(prefix) and term.isalpha():
-                longer.append(term)
-        return sorted(longer, key=lambda t: (len(t), t))[:_MAX_EXPANSIONS]
+    @property
+    def analyzer(self) -> QueryAnalyzer:
+        """Reads requests into the terms this index scores (the analysis chain it was built with)."""
+        return self._analyzer
 
-    def _resolve(self, surface: str) -> QueryTerm:
-        cached = self._resolved.get(surface)
-        if cached is not None:
-            return cached
-        settings = self.settings
-        # a tool's name pasted whole is matched as written (see `joined_whole`), never stemmed
-        word = surface if surface in self._name_wholes else self._stemmer.stem(surface)
-        matches: list[TermMatch] = []
-        # the word the request means, as everyday English knows it: a misspelt word's correction
-        # (below), or the American spelling of a word the list knows only in that spelling
-        meant = surface
-        if surface.isalpha() and not english_count(surface):
-            meant = american(surface)
-        corrected: str | None = None
-        if word in self._idf:
-            # a word the list knows only in its other spelling ("resise" / "resize") says so
-            matches.append(TermMatch(word, 1.0, read_as=meant if meant != surface else None))
-        if word.isalpha() and len(word) >= settings.min_prefix:
-            longer = self._longer_terms(word)
-            matches.extend(TermMatch(t, settings.prefix_quality, "prefix") for t in longer if t != word)
-            # no indexed term is longer than the longest one: a pasted run of letters costs no more
-            for end in range(min(len(word) - 1, self._longest_term), settings.min_prefix - 1, -1):
-                if word[:end] in self._word_terms:
-                    matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
-                    break
-            # a misspelt word: the catalog words it may stand for (see `_typo`)
-            typo_off = settings.typo_quality <= 0.0 or word in self._idf
-            corrections = () if typo_off else self._corrector.corrections(surface)
-            if corrections:
-                # weighed as the word it stands for: "nmber" is as everyday as "number"
-                meant = corrected = max(corrections, key=lambda w: (specificity(w), w))
-                typos: dict[str, str] = {}  # indexed term -> the catalog word read
-                for correction in corrections:
-                    typos.setdefault(self._stemmer.stem(correction), correction)
-                # the correction replaces a looser prefix match to the same term
-                matches = [m for m in matches if m.term not in typos]
-                matches.extend(TermMatch(t, settings.typo_quality, "typo", w) for t, w in typos.items())
-            if not matches and specificity(surface) >= settings.compound_min_specificity:
-                # A word of everyday English is a word in its own right, not a run-together name.
-                parts = segment(surface, self._surface_words) or segment(word, self._idf)
-                for part in dict.fromkeys(parts):
-                    term = self._stemmer.stem(part)
-                    if term in self._idf:
-                        matches.append(TermMatch(term, settings.compound_quality, "part"))
-        full = ABBREVIATIONS.get(surface) if settings.abbreviation_weight > 0.0 else None
-        if full is not None:
-            spelled = self._stemmer.stem(full)
-            if spelled in self._idf and all(m.term != spelled or m.kind == "prefix" for m in matches):
-                # `repo` starts `repositori`: the expansion replaces that looser prefix match
-                matches = [m for m in matches if m.term != spelled]
-                matches.append(TermMatch(spelled, settings.abbreviation_weight, "expansion"))
-        by_synonym: set[str] = set()
-        if settings.synonym_quality > 0.0:
-            for other, synonym in self._synonyms.get(word, ()):
-                if other in self._idf and all(m.term != other or m.kind == "prefix" for m in matches):
-                    # the synonym replaces a looser prefix match (`photographs` starts with `photo`)
-                    matches = [m for m in matches if m.term != other]
-                    matches.append(TermMatch(other, settings.synonym_quality, "synonym", synonym))
-                    by_synonym.add(other)
-        source_term = SOURCE_MARK + word
-        if source_term in self._idf:  # the word names a source (an MCP server) of the catalog
-            matches.append(TermMatch(source_term, 1.0, "source"))
-        if surface.isdigit():
-            # Numbers in a request are argument values (amounts, ids, dates), not what the tool does.
-            specific = settings.number_specificity
-        else:
-            specific = specificity(meant) if surface.isalpha() else 1.0
-        rarity = max((self.rarity(m.term) * m.quality for m in matches), default=0.0)
-        return remember(
-            self._resolved,
-            surface,
-            QueryTerm(
-                surface, word, specific, rarity * specific, tuple(matches), corrected, frozenset(by_synonym)
-            ),
-            _RESOLVE_CACHE,
-        )
-
-    def corrected_text(self, query: str) -> str:
-        """`query` with each misspelt word replaced by the catalog word it is read as (the same
-        reading ranking and the gate use); `query` itself when no word is corrected. Hybrid mode
-        encodes this text, so that the semantic side reads "wheather" as "weather" too."""
-        fixes = [(t.surface, t.corrected) for t in self.query_terms(query) if t.corrected]
-        for surface, word in fixes:
-            query = re.sub(rf"\b{re.escape(surface)}\b", word, query, flags=re.IGNORECASE)
-        return query
-
-    def _request_tokens(self, query: str) -> list[str]:
-        """The request's tokens (see `text_tokens`), a word written in mixed case read whole
-        when the catalog indexes it whole (`YouTube` -> `youtube`), and as its parts otherwise
-        (`getWeather` -> `get`, `weather`)."""
-        if not query.isascii():
-            query = unicodedata.normalize("NFKC", query)
-        out: list[str] = []
-        cache = self._request_words
-        for word in query.split():
-            tokens = cache.get(word)
-            if tokens is None:
-                tokens = remember(cache, word, self._word_tokens(word), _RESOLVE_CACHE)
-            out.extend(tokens)
-        return out
-
-    def _word_tokens(self, word: str) -> tuple[str, ...]:
-        parts = text_tokens(word)
-        whole = mixed_case_whole(word)
-        if whole is not None and self._stemmer.stem(whole) in self._idf:
-            return (whole,)
-        # a tool's name pasted into the request (`get_customer`): its parts, then the name whole
-        joined = joined_whole(word)
-        if joined is not None and joined not in parts and joined in self._name_wholes:
-            return (*parts, joined)
-        return tuple(parts)
-
-    def _with_joined(self, tokens: list[str]) -> list[str]:
-        """`tokens`, each pair of adjacent words followed by the pair written as one word when the
-        catalog indexes that word ("non profit" -> `nonprofit`, "web site" -> `website`)."""
-        out: list[str] = []
-        terms = self._joinable_terms
-        known = self._joined
-        previous = ""
-        for tok in tokens:
-            out.append(tok)
-            if previous and tok.isalpha():
-                joined = previous + tok
-                indexed = known.get(joined)
-                if indexed is None:
-                    # A stem keeps the start of the word: skip the stemmer unless some term could match.
-                    start = joined[: len(previous) + 1]
-                    position = bisect_left(terms, start)
-                    indexed = (
-                        position < len(terms)
-                        and terms[position].startswith(start)
-                        and (
-                            (stemmed := self._stemmer.stem(joined)) in self._word_terms
-                            or SOURCE_MARK + stemmed in self._idf
-                        )
-                    )
-                    remember(known, joined, indexed, _RESOLVE_CACHE)
-                if indexed:
-                    out.append(joined)
-            previous = tok if tok.isalpha() else ""
-        return out
-
-    def query_terms(self, query: str) -> tuple[QueryTerm, ...]:
-        """The query's distinct terms (stop-words removed), in order of first use.
-
-        At most the first 64 distinct terms count: the words after them are not weighed. That
-        bounds the per-word work of a request into which a whole document was pasted. The words
-        for the files a request names (see `_paths`) come first, so that a long request's own
-        words do not crowd them out.
-        """
-        seen: set[str] = set()
-        words: set[str] = set()
-        out: list[QueryTerm] = []
-        synonyms = False
-        tokens = self._with_joined(self._request_tokens(query))
-        files = path_words(query)
-        own: set[str] = set()
-        if files:
-            own = set(tokens)  # words of the request itself
-            tokens = [*files, *tokens]  # first, so that a long request's words do not crowd them out
-        for surface in tokens:
-            if surface in seen:
-                continue
-            seen.add(surface)
-            term = self._resolve(surface)
-            if term.word in words:
-                continue
-            words.add(term.word)
-            if files and surface in files and surface not in own:
-                term = replace(term, named_by=files[surface])  # a file name's word, not the request's
-            out.append(term)
-            synonyms = synonyms or bool(term.by_synonym)
-            if len(out) >= _MAX_QUERY_TERMS:
-                break
-        return self._synonyms_once(out) if synonyms else tuple(out)
-
-    def unweighed_words(self, query: str) -> tuple[str, ...]:
-        """The request's distinct words past the first 64 that `query_terms` weighs (empty for
-        almost every request): what a long request loses, so that callers can say so."""
-        tokens = self._with_joined(self._request_tokens(query))
-        files = path_words(query)
-        seen: set[str] = set()
-        words: set[str] = set()
-        out: list[str] = []
-        for surface in [*files, *tokens]:
-            if surface in seen:
-                continue
-            seen.add(surface)
-            cached = self._resolved.get(surface)  # the stem, as `_resolve` finds it, without the rest
-            word = cached.word if cached is not None else self._stemmer.stem(surface)
-            if word in words:
-                continue
-            words.add(word)
-            if len(words) > _MAX_QUERY_TERMS:
-                out.append(surface)
-        return tuple(out)
-
-    def _synonyms_once(self, terms: list[QueryTerm]) -> tuple[QueryTerm, ...]:
-        """`terms`, with each indexed term reached by synonym counted once per request: not when
-        a request word reaches it otherwise (`fetch` adds nothing to `retrieve` in "fetch and
-        retrieve"), and only for the first word reaching it as a synonym ("erase ... remove"
-        counts `delete` once). A prefix match claims nothing: it brings no gate evidence."""
-        claimed = {
-            m.term for t in terms for m in t.matches if m.kind != "prefix" and m.term not in t.by_synonym
-        }
-        out: list[QueryTerm] = []
-        for term in terms:
-            dropped = term.by_synonym & claimed
-            claimed |= term.by_synonym
-            if dropped:
-                term = self._without(term, dropped)
-            out.append(term)
-        return tuple(out)
-
-    def _without(self, term: QueryTerm, dropped: frozenset[str]) -> QueryTerm:
-        """`term` without its synonym matches to `dropped` (weighed again from what is left)."""
-        matches = tuple(m for m in term.matches if m.term not in dropped)
-        rarity = max((self.rarity(m.term) * m.quality for m in matches), default=0.0)
-        return QueryTerm(
-            term.surface,
-            term.word,
-            term.specificity,
-            rarity * term.specificity,
-            matches,
-            term.corrected,
-            term.by_synonym - dropped,
-            term.surface + "\x00" + "\x00".join(sorted(dropped)),
-            term.named_by,
-        )
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """The indexed terms with their idf."""
+        return self._vocabulary
 
     def _plan(self, qt: QueryTerm) -> TermPlan:
         scale = qt.specificity**self.settings.specificity_focus
@@ -814,16 +408,3 @@ class LexicalIndex:
                     out.append((i, j, mask))
                     break
         return out
-
-    def retrieve(
-        self,
-        query: str,
-        k: int,
-        policy: RetrievalAbstentionPolicy | None = None,
-        preferred_route: str | None = None,
-        explain: bool = True,
-    ) -> Retrieval:
-        """The gated retrieval of `query` (see `gate`); `explain=False` leaves out the signals."""
-        from ._gate import gate
-
-        return gate(self, query, k, policy, preferred_route, explain=explain)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from ..catalog._catalog import Catalog
 from ..analysis._text import identifier_tokens
+from ..catalog._catalog import Catalog
 from ..errors import RoutingError, SchemaRouterError, UserError
 
 if TYPE_CHECKING:

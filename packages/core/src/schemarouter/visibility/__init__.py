@@ -1,0 +1,35 @@
+"""Visibility: what a model may see for a request, the one object every adapter wraps.
+
+Owns `Visibility` (request + principal -> `AllowSet`, with static rules), `RoutingConfig` (one
+routing configuration for every adapter), and what adapters share: finding the request in a
+run context (`RouteRequest`, `request_in`, `request_via`), checking live tools against the
+catalog (`ContractChecks`) and principal identity.
+
+`DecisionReason` says why one tool is visible or hidden (`ToolDecision.reason`).
+
+Floor 6: imports the router (`schemarouter.SchemaRouter`) and everything below it.
+"""
+
+from __future__ import annotations
+
+from .._principal import principal_identity
+from ._allow_set import AllowSet, AllowSetProvider, DecisionReason, ToolDecision
+from ._config import RoutingConfig
+from ._contracts import ContractChecks
+from ._request import RouteRequest, coerce_request, request_in, request_via
+from ._visibility import Visibility
+
+__all__ = [
+    "AllowSet",
+    "AllowSetProvider",
+    "ContractChecks",
+    "DecisionReason",
+    "RouteRequest",
+    "RoutingConfig",
+    "ToolDecision",
+    "Visibility",
+    "coerce_request",
+    "principal_identity",
+    "request_in",
+    "request_via",
+]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..retrieval._abstention import RetrievalAbstentionPolicy
 from .._defaults import DEFAULT_K
 from .._router import SchemaRouter
-from ._visibility import Visibility
 from ..errors import UserError, require_k
+from ..retrieval._abstention import RetrievalAbstentionPolicy
+from ._visibility import Visibility
 
 __all__ = ["RoutingConfig"]
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
-from ..retrieval._results import AllowSet
+from ._allow_set import AllowSet
 
 __all__ = ["ContractChecks"]
 

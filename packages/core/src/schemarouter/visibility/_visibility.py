@@ -8,15 +8,16 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
 from .._defaults import DEFAULT_K
+from .._router import SchemaRouter
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
-from ..retrieval._index import LexicalIndex
-from ..retrieval._gate import Verdict, kept_docs, rank_for_gate, unrouted_reason, verdicts
-from ..retrieval._results import AllowSet, RouteReason, ToolDecision
-from .._router import SchemaRouter
 from ..errors import RoutingError, UserError, require_k
+from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
+from ..retrieval._gate import Verdict, kept_docs, rank_for_gate, unrouted_reason, verdicts
+from ..retrieval._index import LexicalIndex
+from ..retrieval._results import RouteReason
+from ._allow_set import AllowSet, ToolDecision
 
 __all__ = ["Visibility"]
 

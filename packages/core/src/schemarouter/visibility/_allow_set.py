@@ -1,0 +1,150 @@
+"""`AllowSet`: the tools a model may see for one request, and why each retrieved tool is visible or not."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Literal, Protocol, cast, runtime_checkable
+
+from ..errors import UserError
+from ..retrieval._results import RouteReason
+
+__all__ = ["AllowSet", "AllowSetProvider", "DecisionReason", "ToolDecision"]
+
+
+DecisionReason = Literal[
+    "routed",
+    "always_visible",
+    "blocked",
+    "not_allowed",
+    "gate_dropped",
+    "beyond_k",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDecision:
+    """Why one tool is visible or hidden for this request."""
+
+    route: str
+    name: str
+    visible: bool
+    reason: DecisionReason
+    detail: str = ""
+    score: float | None = None
+
+
+_ALLOW_SET_FIELDS = ("query", "principal", "catalog_version", "names", "routes", "no_route", "reason")
+
+
+class AllowSet:
+    """The tools a model may see for one request. Immutable.
+
+    `names` / `routes` are ordered (routed tools best first, then always-visible ones).
+    `decisions` says, tool by tool, why each retrieved tool is visible or hidden; tools
+    with no decision listed were not retrieved for this query and are hidden. `no_route`
+    is True when no routed tool is visible (always-visible tools do not count as a route);
+    `reason` says why.
+
+    `Visibility` works out `decisions` when they are first read: adapters, which only
+    read the names, do not pay for the report. The report is fixed when the allow-set
+    is made; reading it later gives the same decisions.
+    """
+
+    __slots__ = (*_ALLOW_SET_FIELDS, "_decisions", "_explain")
+
+    query: str
+    principal: Hashable | None
+    catalog_version: str
+    names: tuple[str, ...]
+    routes: tuple[str, ...]
+    no_route: bool
+    reason: RouteReason
+    _decisions: tuple[ToolDecision, ...] | None
+    _explain: Callable[[], tuple[ToolDecision, ...]] | None
+
+    def __init__(
+        self,
+        query: str,
+        principal: Hashable | None,
+        catalog_version: str,
+        names: tuple[str, ...],
+        routes: tuple[str, ...],
+        no_route: bool,
+        reason: RouteReason,
+        decisions: tuple[ToolDecision, ...] = (),
+        *,
+        explain: Callable[[], tuple[ToolDecision, ...]] | None = None,
+    ) -> None:
+        """`explain`, instead of `decisions`, gives the decisions when they are first read; it
+        is called once and must be pure, reading only state fixed when the allow-set is made."""
+        if explain is not None and decisions:
+            raise UserError("give an AllowSet its decisions or a function to explain them, not both")
+        put = object.__setattr__
+        put(self, "query", query)
+        put(self, "principal", principal)
+        put(self, "catalog_version", catalog_version)
+        put(self, "names", names)
+        put(self, "routes", routes)
+        put(self, "no_route", no_route)
+        put(self, "reason", reason)
+        put(self, "_decisions", None if explain is not None else decisions)
+        put(self, "_explain", explain)
+
+    @property
+    def decisions(self) -> tuple[ToolDecision, ...]:
+        """Why each retrieved tool is visible or hidden, in the order they were considered."""
+        decisions = self._decisions
+        if decisions is None:
+            explain = self._explain
+            if explain is None:  # another thread explained it in between
+                return cast("tuple[ToolDecision, ...]", self._decisions)
+            decisions = explain()
+            object.__setattr__(self, "_decisions", decisions)
+            object.__setattr__(self, "_explain", None)
+        return decisions
+
+    def _key(self) -> tuple[object, ...]:
+        return (*(getattr(self, name) for name in _ALLOW_SET_FIELDS), self.decisions)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == cast("AllowSet", other)._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        names = (*_ALLOW_SET_FIELDS, "decisions")
+        return f"AllowSet({', '.join(f'{n}={v!r}' for n, v in zip(names, self._key(), strict=True))})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type[AllowSet], tuple[object, ...]]:
+        return (AllowSet, self._key())
+
+    def __contains__(self, name_or_route: object) -> bool:
+        return name_or_route in self.names or name_or_route in self.routes
+
+    def allows(self, name: str, source: str | None = None) -> bool:
+        """Is the tool `name` (optionally from `source`) visible?"""
+        if source is None:
+            return name in self.names
+        return f"{source}:{name}" in self.routes
+
+    @property
+    def routed(self) -> tuple[str, ...]:
+        """Names visible because retrieval routed them (not static rules)."""
+        return tuple(d.name for d in self.decisions if d.visible and d.reason == "routed")
+
+
+@runtime_checkable
+class AllowSetProvider(Protocol):
+    """What adapters call once per turn. `Visibility` is the standard implementation."""
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet: ...
