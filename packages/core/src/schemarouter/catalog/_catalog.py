@@ -14,7 +14,7 @@ from ..errors import SchemaError, UserError
 from ._canonical import canonical_bytes, sha256_hex
 from ._capability import ROUTE_SEPARATOR, Capability
 from ._definitions import definition_name, parse_definition, read_definitions_file, single_definitions
-from ._schema_checks import MAX_SCHEMA_DEPTH, dangling_ref, nesting_depth
+from ._schema_checks import MAX_SCHEMA_DEPTH, dangling_ref, nesting_depth, too_expansive
 
 if TYPE_CHECKING:
     from mcp.types import Tool as McpTool
@@ -208,6 +208,8 @@ def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipRea
         dangling = dangling_ref(schema)
         if dangling is not None:
             return "invalid_schema", f"{what} has a dangling reference: {dangling}"
+        if (expansive := too_expansive(schema, what)) is not None:
+            return expansive
     return None
 
 
