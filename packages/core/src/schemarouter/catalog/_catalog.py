@@ -68,9 +68,25 @@ class CatalogLimits:
     knob."""
     max_pages: int = 100
     """MCP `tools/list` pages followed at most (pagination)."""
+    max_listing_bytes: int = 32 * 1024 * 1024
+    """Bytes of an MCP server's `tools/list` answers at most, all pages together. Over HTTP they
+    are counted after content decoding, while they are read, so a compressed answer that would
+    decode to gigabytes is stopped at this bound; over stdio each answer counts as its compact
+    JSON once it has arrived. A listing over the bound fails with a `ServerProtocolError`
+    naming this limit.
+
+    32 MiB is far above honest listings: the largest of LiveMCPBench's 70 servers lists 41 KB,
+    and its 527 tools together 420 KB (about 800 bytes a tool), so `max_tools` (10,000) such
+    tools come to 8 MB."""
 
     def __post_init__(self) -> None:
-        for field_name in ("max_tools", "max_schema_bytes", "max_description_bytes", "max_pages"):
+        for field_name in (
+            "max_tools",
+            "max_schema_bytes",
+            "max_description_bytes",
+            "max_pages",
+            "max_listing_bytes",
+        ):
             value: object = getattr(self, field_name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise UserError(f"CatalogLimits.{field_name} must be an integer >= 1, got {value!r}")
