@@ -14,6 +14,7 @@ from ..errors import SchemaError, UserError
 from ._canonical import canonical_bytes, sha256_hex
 from ._capability import ROUTE_SEPARATOR, Capability
 from ._definitions import definition_name, parse_definition, read_definitions_file, single_definitions
+from ._metaschema import plainly_valid
 from ._schema_checks import MAX_SCHEMA_DEPTH, dangling_ref, nesting_depth, too_expansive
 
 if TYPE_CHECKING:
@@ -211,15 +212,21 @@ def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipRea
             f"{what} is {len(serialised)} bytes, over the limit of {limits.max_schema_bytes}",
         )
     schema = cast("Mapping[str, Any]", value)
-    if nesting_depth(schema) > MAX_SCHEMA_DEPTH:
-        return "invalid_schema", too_deep
     try:
-        Draft202012Validator.check_schema(schema)
-    except JsonSchemaError as exc:
-        where = "/".join(str(p) for p in exc.path) or "(root)"
-        return "invalid_schema", f"{what} is not a valid JSON Schema at {where}: {exc.message}"
-    except RecursionError:  # within the depth limit, but called from a deep stack
-        return "invalid_schema", too_deep
+        # the common case, judged by a plain walk; anything it cannot vouch for meets the full check
+        certain = plainly_valid(schema)
+    except RecursionError:  # called from a deep stack
+        certain = False
+    if not certain:
+        if nesting_depth(schema) > MAX_SCHEMA_DEPTH:
+            return "invalid_schema", too_deep
+        try:
+            Draft202012Validator.check_schema(schema)
+        except JsonSchemaError as exc:
+            where = "/".join(str(p) for p in exc.path) or "(root)"
+            return "invalid_schema", f"{what} is not a valid JSON Schema at {where}: {exc.message}"
+        except RecursionError:  # within the depth limit, but called from a deep stack
+            return "invalid_schema", too_deep
     if b'"$ref"' in serialised or b'"$dynamicRef"' in serialised:
         dangling = dangling_ref(schema)
         if dangling is not None:
