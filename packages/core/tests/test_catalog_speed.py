@@ -12,6 +12,8 @@ from jsonschema.exceptions import SchemaError as JsonSchemaError
 from jsonschema_specifications import REGISTRY
 
 from schemarouter import Catalog, ToolSpec
+from schemarouter.catalog import Capability, canonical_bytes, offered_bytes
+from schemarouter.catalog._canonical import sha256_hex
 from schemarouter.catalog._metaschema import DEFERRED_KEYWORDS, JUDGED_KEYWORDS, plainly_valid
 
 
@@ -210,3 +212,35 @@ def test_the_walk_never_vouches_for_a_schema_the_metaschema_rejects() -> None:
     # the generator reaches both sides often enough for the comparison to mean something
     assert vouched > 300
     assert rejected > 300
+
+
+CONTRACTS: dict[str, dict[str, Any]] = {
+    "bare": {},
+    "everything": {
+        "description": 'Ünïcode, "quotes" and \\ backslashes',
+        "input_schema": {"type": "object", "properties": {"z": {"type": "number", "default": 1e16}, "a": {}}},
+        "title": "T",
+        "output_schema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        "annotations": {"readOnlyHint": True, "title": None},
+    },
+    "description None": {"description": None},
+}
+
+
+@pytest.mark.parametrize("fields", list(CONTRACTS.values()), ids=list(CONTRACTS))
+def test_fingerprint_and_offered_bytes_are_those_of_the_canonical_json(fields: dict[str, Any]) -> None:
+    cap = Capability("src", "tool_name", **fields)
+    assert cap.fingerprint == sha256_hex(canonical_bytes(cap.contract()))
+    assert cap.schema_bytes == offered_bytes(cap.name, cap.description, cap.input_schema)
+
+
+def test_schemas_are_copied_deeply_in_their_key_order() -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {"b": {"enum": [[1]]}, "a": {"type": "string"}}}
+    cap = Capability("src", "t", input_schema=schema)
+    schema["properties"]["b"]["enum"][0].append(2)
+    assert cap.input_schema["properties"]["b"]["enum"] == [[1]]
+    assert list(cap.input_schema["properties"]) == ["b", "a"]
+    loop: dict[str, Any] = {"type": "object"}
+    loop["self"] = loop  # copied as deepcopy copies it; fingerprinting it then fails as before
+    with pytest.raises(ValueError, match="Circular reference"):
+        Capability("src", "t", input_schema=loop)

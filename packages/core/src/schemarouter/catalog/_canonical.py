@@ -10,9 +10,13 @@ from typing import Any
 __all__ = ["canonical_bytes", "canonical_json", "offered_bytes", "sha256_hex"]
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+"""What `json.dumps` makes anew on every call with these options; it keeps no state between calls."""
+
+
 def canonical_json(value: Any) -> str:
     """Compact, sorted-key JSON; non-ASCII kept as UTF-8; NaN and Infinity rejected."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from ._canonical import canonical_bytes, offered_bytes, sha256_hex
+from ._canonical import canonical_json, sha256_hex
 
 __all__ = ["FINGERPRINT_FIELDS", "ROUTE_SEPARATOR", "Capability", "make_route"]
 
@@ -52,14 +52,27 @@ class Capability:
 
     def __post_init__(self) -> None:
         setter = object.__setattr__
-        setter(self, "input_schema", copy.deepcopy(dict(self.input_schema)))
+        setter(self, "input_schema", _copied(dict(self.input_schema)))
         if self.output_schema is not None:
-            setter(self, "output_schema", copy.deepcopy(dict(self.output_schema)))
+            setter(self, "output_schema", _copied(dict(self.output_schema)))
         if self.annotations is not None:
-            setter(self, "annotations", copy.deepcopy(dict(self.annotations)))
+            setter(self, "annotations", _copied(dict(self.annotations)))
         setter(self, "route", make_route(self.source, self.name))
-        setter(self, "fingerprint", sha256_hex(canonical_bytes(self.contract())))
-        setter(self, "schema_bytes", offered_bytes(self.name, self.description, self.input_schema))
+        # The canonical JSON of the contract and of what a model is offered, from the canonical
+        # JSON of each field: keys sorted, so the same text `canonical_json` gives the whole
+        # (`offered_bytes`, the tests hold both to it), with the schema serialised once.
+        schema = canonical_json(self.input_schema)
+        name = canonical_json(self.name)
+        description = canonical_json(self.description)
+        contract = (
+            f'{{"annotations":{canonical_json(self.annotations)},"description":{description},'
+            f'"input_schema":{schema},"name":{name},"output_schema":{canonical_json(self.output_schema)},'
+            f'"title":{canonical_json(self.title)}}}'
+        )
+        setter(self, "fingerprint", sha256_hex(contract.encode("utf-8")))
+        offered_description = description if self.description else canonical_json("")
+        offered = f'{{"description":{offered_description},"input_schema":{schema},"name":{name}}}'
+        setter(self, "schema_bytes", len(offered.encode("utf-8")))
 
     def contract(self) -> dict[str, Any]:
         """The fingerprinted contract as a plain dict (see `FINGERPRINT_FIELDS`)."""
@@ -82,3 +95,23 @@ class Capability:
             return None
         value = self.annotations.get(key)
         return value if isinstance(value, bool) else None
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of `value`: JSON data (dicts, lists, scalars) copied directly, anything else
+    by `copy.deepcopy` (which also copes with a value that contains itself)."""
+    try:
+        return _copied_json(value)
+    except RecursionError:
+        return copy.deepcopy(value)
+
+
+def _copied_json(value: object) -> object:
+    kind = type(value)
+    if kind is dict:
+        return {key: _copied_json(item) for key, item in cast("dict[object, object]", value).items()}
+    if kind is list:
+        return [_copied_json(item) for item in cast("list[object]", value)]
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    return copy.deepcopy(value)
