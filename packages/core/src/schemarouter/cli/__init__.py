@@ -1,6 +1,8 @@
 """The `schemarouter` command line. Exit codes: 0 ok, 1 runtime failure, 2 misuse.
 
 Subcommands: `catalog`, `route`, `calibrate`, `demo`; each in its own `_<name>_cmd` module.
+`-v` / `--verbose` (before or after the subcommand) prints what SchemaRouter's loggers say at
+INFO on stderr, `-vv` at DEBUG; without it only their warnings are printed.
 
 Floor 9 (the top): imports anything below it; nothing imports it.
 """
@@ -12,13 +14,15 @@ import asyncio
 import inspect
 import logging
 import sys
+import time
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from .. import __version__
 from ..errors import SchemaRouterError, UserError
 from . import _calibrate_cmd, _catalog_cmd, _demo_cmd, _route_cmd
-from ._common import stderr
+from ._common import add_verbose_argument, printable, stderr
 
 __all__ = ["build_parser", "main"]
 
@@ -27,54 +31,75 @@ _COMMANDS = (_catalog_cmd, _demo_cmd, _route_cmd, _calibrate_cmd)
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="schemarouter", description="Per-request tool allow-sets for agents that see many tools."
+        prog="schemarouter",
+        description="Per-request tool allow-sets for agents that see many tools.",
+        epilog="`schemarouter COMMAND --help` describes a command and gives an example.",
     )
+    parser.add_argument("--version", action="version", version=f"schemarouter {__version__}")
+    add_verbose_argument(parser, default=0)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in _COMMANDS:
         module.register(subparsers)
     return parser
 
 
-class _WarningLine(logging.Handler):
-    """Library warnings as one line on stderr, in the command's own words."""
+_LEVELS = {0: logging.WARNING, 1: logging.INFO}
 
-    def __init__(self, command: str) -> None:
-        super().__init__(logging.WARNING)
+
+class _LogLine(logging.Handler):
+    """Library log records as one line on stderr, in the command's own words: warnings always,
+    INFO with `-v`, DEBUG with `-vv` (those name their logger and the seconds since the start)."""
+
+    def __init__(self, command: str, level: int) -> None:
+        super().__init__(level)
         self.command = command
+        self.started = time.monotonic()
 
     def emit(self, record: logging.LogRecord) -> None:
-        stderr.print(f"schemarouter {self.command}: warning: {record.getMessage()}", markup=False)
+        message = printable(record.getMessage(), keep_newlines=True)
+        if record.levelno >= logging.WARNING:
+            line = f"schemarouter {self.command}: warning: {message}"
+        else:
+            elapsed = time.monotonic() - self.started
+            level = "info" if record.levelno >= logging.INFO else "debug"
+            line = f"schemarouter {self.command}: {level} [{elapsed:5.2f} s {record.name}]: {message}"
+        stderr.print(line, markup=False)
 
 
 @contextmanager
-def _warnings_on_stderr(command: str) -> Generator[None]:
+def _logs_on_stderr(command: str, verbose: int) -> Generator[None]:
     """While the command runs, SchemaRouter's warnings (a rule naming no tool, ...) are printed
-    as `schemarouter COMMAND: warning: ...` and not passed on to the root logger."""
+    as `schemarouter COMMAND: warning: ...`, with `-v` its INFO lines too (`-vv`: DEBUG), and
+    none is passed on to the root logger."""
     log = logging.getLogger("schemarouter")
-    handler, propagate = _WarningLine(command), log.propagate
+    level = _LEVELS.get(verbose, logging.DEBUG)
+    handler, propagate, before = _LogLine(command, level), log.propagate, log.level
     log.addHandler(handler)
     log.propagate = False
+    if verbose:
+        log.setLevel(level)
     try:
         yield
     finally:
         log.removeHandler(handler)
         log.propagate = propagate
+        log.setLevel(before)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with _warnings_on_stderr(args.command):
+        with _logs_on_stderr(args.command, args.verbose):
             outcome: Any = args.handler(args)
             if inspect.iscoroutine(outcome):
                 outcome = asyncio.run(outcome)
         return int(outcome or 0)
     except UserError as exc:
-        stderr.print(f"schemarouter {args.command}: error: {exc}", markup=False)
+        stderr.print(f"schemarouter {args.command}: error: {printable(str(exc), keep_newlines=True)}")
         return 2
     except SchemaRouterError as exc:
-        stderr.print(f"schemarouter {args.command}: failed: {exc}", markup=False)
+        stderr.print(f"schemarouter {args.command}: failed: {printable(str(exc), keep_newlines=True)}")
         return 1
     except KeyboardInterrupt:
         return 130

@@ -19,6 +19,7 @@ from ..retrieval._calibrate import CalibrationReport, calibrate
 from ._common import (
     add_semantic_argument,
     add_source_arguments,
+    add_verbose_argument,
     emit_json,
     encoder_name,
     load_router,
@@ -26,7 +27,7 @@ from ._common import (
     stdout,
 )
 
-__all__ = ["load_labelled", "register"]
+__all__ = ["EXAMPLE", "load_labelled", "register"]
 
 _FORMAT = """the labelled file (JSON):
   {
@@ -39,6 +40,10 @@ _FORMAT = """the labelled file (JSON):
 "tools" lists the tool names (or source:name routes) that answer the query; every one must
 be in the catalog. At least 2 supported and 2 unsupported queries; a few hundred give a
 threshold worth using."""
+
+EXAMPLE = """example (the fixture server of schemarouter-conformance, and labelled requests for it from
+the repository):
+  schemarouter calibrate --stdio "python -m schemarouter_conformance.fixture_server" examples/cli/labelled.json"""
 
 
 def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
@@ -143,10 +148,11 @@ def register(subparsers: Any) -> None:
         help="choose the abstention threshold from labelled queries and report its trade-off",
         description="Choose the abstention threshold (min_score) on half of the labelled queries and "
         "report what it does on the other half.",
-        epilog=_FORMAT,
+        epilog=f"{_FORMAT}\n\n{EXAMPLE}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source_arguments(parser)
+    add_verbose_argument(parser)
     parser.add_argument("labelled", help="JSON file of supported (query + tools) and unsupported queries")
     parser.add_argument(
         "-k", "--k", type=int, default=DEFAULT_K, help=f"allow-set size (default {DEFAULT_K})"

@@ -10,9 +10,21 @@ from rich.table import Table
 from rich.text import Text
 
 from ..catalog._catalog import Catalog
-from ._common import add_source_arguments, emit_json, load_router, stdout
+from ._common import (
+    add_source_arguments,
+    add_verbose_argument,
+    count,
+    emit_json,
+    keep_routes_whole,
+    load_router,
+    printable,
+    stdout,
+)
 
-__all__ = ["register"]
+__all__ = ["EXAMPLE", "register"]
+
+EXAMPLE = """example (the fixture server that ships with schemarouter-conformance):
+  schemarouter catalog --stdio "python -m schemarouter_conformance.fixture_server" --name fixture"""
 
 
 def _hint(value: bool | None) -> str:
@@ -55,7 +67,9 @@ async def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(catalog_to_json(catalog))
         return 0
-    table = Table(title=f"{len(catalog)} tools · catalog {catalog.version[:12]}", title_justify="left")
+    table = Table(
+        title=f"{count(len(catalog), 'tool')} · catalog {catalog.version[:12]}", title_justify="left"
+    )
     for column, justify in (
         ("route", "left"),
         ("read-only", "center"),
@@ -64,9 +78,10 @@ async def run(args: argparse.Namespace) -> int:
         ("fingerprint", "left"),
     ):
         table.add_column(column, justify=justify)  # pyright: ignore[reportArgumentType]
+    keep_routes_whole(table, (cap.route for cap in catalog))
     for cap in catalog:
         table.add_row(
-            Text(cap.route),  # as the server wrote it: never read as markup
+            Text(printable(cap.route)),  # as the server wrote it: never markup, no terminal control
             _hint(cap.hint("readOnlyHint")),
             _hint(cap.hint("destructiveHint")),
             str(cap.schema_bytes),
@@ -75,21 +90,31 @@ async def run(args: argparse.Namespace) -> int:
     stdout.print(table)
     stdout.print("hints are as the source reports them (untrusted); bytes are compact JSON, not tokens")
     for skip in catalog.skipped:
-        where = f"{skip.source}:{skip.name or '(unnamed)'}"
+        where = printable(f"{skip.source}:{skip.name or '(unnamed)'}")
         stdout.print(
-            f"[yellow]skipped[/] {escape(where)} — {escape(skip.reason)}: {escape(skip.detail)}", markup=True
+            f"[yellow]skipped[/] {escape(where)} — {escape(printable(skip.reason))}: "
+            f"{escape(printable(skip.detail))}",
+            markup=True,
         )
     for cut in catalog.cut_short:  # the listing stopped at a limit: tools are missing
         stdout.print(
-            f"[yellow]cut short[/] {escape(cut.source)} — {cut.reason}: {escape(cut.detail)}", markup=True
+            f"[yellow]cut short[/] {escape(printable(cut.source))} — {escape(printable(cut.reason))}: "
+            f"{escape(printable(cut.detail))}",
+            markup=True,
         )
     return 0
 
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "catalog", help="list an MCP server's tools with fingerprints and schema bytes"
+        "catalog",
+        help="list an MCP server's tools with fingerprints and schema bytes",
+        description="List the tools of MCP servers or tool-definition files, with their hints, "
+        "schema bytes and fingerprints, and the tools that could not be loaded, with why. No tool runs.",
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source_arguments(parser)
+    add_verbose_argument(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)

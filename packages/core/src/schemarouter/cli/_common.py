@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import os
+import re
 import shlex
 import sys
+import time
+from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from rich.console import Console
+from rich.table import Table
 
 from .._router import SchemaRouter
 from ..catalog._catalog import Catalog
@@ -18,7 +24,19 @@ from ..catalog._mcp import McpSource
 from ..errors import UserError
 from ..retrieval._hybrid import HybridRetriever
 
-__all__ = ["add_semantic_argument", "add_source_arguments", "emit_json", "load_router", "stderr", "stdout"]
+__all__ = [
+    "add_semantic_argument",
+    "add_verbose_argument",
+    "add_source_arguments",
+    "emit_json",
+    "count",
+    "load_router",
+    "printable",
+    "stderr",
+    "stdout",
+]
+
+logger = logging.getLogger("schemarouter.cli")
 
 # Markup and emoji codes are off: most of what is printed comes from users and servers (queries,
 # tool names, skip details), and `[/]` or `:smile:` in them must print as written. Styled lines
@@ -27,6 +45,46 @@ stdout = Console(
     highlight=False, markup=False, emoji=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160
 )
 stderr = Console(stderr=True, highlight=False, markup=False, emoji=False, soft_wrap=True)
+
+# C0 controls (ESC starts every terminal escape sequence), DEL, C1 controls (U+009B is a
+# one-character CSI), line and paragraph separators, and the bidirectional overrides and
+# isolates that can make a name read differently from what it is.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_KEEPING_LINES = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every control character written as an escape (`\\x1b`, `\\n`, `\\u202e`).
+
+    Tool names, descriptions, details and requests come from servers and users; printed raw,
+    an escape sequence in one of them would drive the reader's terminal (clear the screen,
+    retitle the window, hide the text that follows). Human output passes everything it did not
+    write itself through here; JSON output is escaped by the encoder. `keep_newlines` leaves
+    line breaks alone, for messages of several lines.
+    """
+    pattern = _CONTROL_KEEPING_LINES if keep_newlines else _CONTROL
+    return pattern.sub(_escaped, text)
+
+
+def add_verbose_argument(parser: argparse.ArgumentParser, default: Any = argparse.SUPPRESS) -> None:
+    """`-v` / `--verbose`, on the top parser (default 0) and on every subcommand (no default of
+    its own, so that `schemarouter -v route ...` and `schemarouter route -v ...` both count)."""
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=default,
+        help="print what SchemaRouter is doing on stderr (-v: INFO, -vv: DEBUG)",
+    )
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,6 +197,7 @@ def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catal
         name = names.pop(0) if names else None
         servers.append(McpSource.stdio(parts[0], parts[1:], env=environment, name=name, timeout=args.timeout))
     for url in args.url:
+        _check_url(url)
         name = names.pop(0) if names else None
         servers.append(McpSource.http(url, name=name, timeout=args.timeout))
     files = [Catalog.from_file(path, names.pop(0) if names else None) for path in args.tools]
@@ -147,6 +206,18 @@ def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catal
     if names:
         raise UserError("more --name values than sources")
     return servers, files
+
+
+def _check_url(url: str) -> None:
+    """A URL Python cannot even take apart (an unclosed IPv6 bracket, a port out of range) is
+    misuse, said in one line: it must not reach the transport as a traceback."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  # parsing the port is the check: 'http://h:99999' raises here
+    except ValueError as exc:
+        raise UserError(f"--url {url!r} is not a valid URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"--url {url!r} is not an http:// or https:// URL with a host")
 
 
 def add_semantic_argument(parser: argparse.ArgumentParser) -> None:
@@ -159,10 +230,51 @@ def add_semantic_argument(parser: argparse.ArgumentParser) -> None:
 
 async def load_router(args: argparse.Namespace) -> SchemaRouter:
     servers, files = _sources_from(args)
+    for file in files:
+        logger.info(
+            "read %s from a definitions file as source %r", count(len(file), "tool"), _source_of(file)
+        )
+    for server in servers:
+        logger.info("asking %s for its tools (timeout %g s)", server.label, server.timeout)
+    started = time.perf_counter()
     router = await SchemaRouter.from_sources(*servers)
+    if servers:
+        elapsed = time.perf_counter() - started
+        logger.info("%s answered tools/list in %.2f s", count(len(servers), "MCP server"), elapsed)
     if files:
         router = SchemaRouter(Catalog.merge(router.catalog, *files), sources=router.sources.values())
-    return router.with_semantic() if getattr(args, "semantic", False) else router
+    catalog = router.catalog
+    logger.info(
+        "catalog %s: %s, %d skipped, %s cut short",
+        catalog.version[:12],
+        count(len(catalog), "tool"),
+        len(catalog.skipped),
+        count(len(catalog.cut_short), "source"),
+    )
+    if getattr(args, "semantic", False):
+        started = time.perf_counter()
+        router = router.with_semantic()
+        logger.info("hybrid mode: tool vectors built in %.2f s", time.perf_counter() - started)
+    return router
+
+
+def count(number: int, noun: str) -> str:
+    """`1 tool`, `2 tools`, `0 tools`."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _source_of(catalog: Catalog) -> str:
+    sources = sorted({cap.source for cap in catalog} | {skip.source for skip in catalog.skipped})
+    return ", ".join(sources) or "(no tools)"
+
+
+def keep_routes_whole(table: Table, routes: Iterable[str]) -> None:
+    """The table's first column holds routes: it gets the width of the longest (up to 60) and
+    wraps a longer one, never cutting it short with an ellipsis, which could hide which tool a
+    row is about (`fixture:delete_customer` and `fixture:delete_customer_data` alike)."""
+    column = table.columns[0]
+    column.overflow = "fold"
+    column.min_width = min(60, max((len(printable(route)) for route in routes), default=5))
 
 
 def emit_json(value: Any) -> None:

@@ -15,27 +15,40 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, cast
 
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ..demo_routing import ROUTING
 from ..errors import RuntimeFailure
-from ..evidence._report import EvidenceReport
+from ..evidence._report import EvidenceCase, EvidenceReport
 from ..visibility._config import RoutingConfig
-from ._common import emit_json, stderr, stdout
+from ._common import add_verbose_argument, emit_json, printable, stderr, stdout
 
-__all__ = ["register"]
+__all__ = ["EXAMPLE", "register"]
+
+EXAMPLE = """example (two of the bundled adapters, evidence files into ./artifacts):
+  schemarouter demo --adapter langchain --adapter pydantic-ai"""
 
 ENTRY_POINT_GROUP = "schemarouter.adapters"
 Runner = Callable[..., Awaitable[EvidenceReport]]
 
 
 BUNDLED_ADAPTERS = {
-    "langchain": "schemarouter-langchain",
-    "openai-agents": "schemarouter-openai-agents",
-    "pydantic-ai": "schemarouter-pydantic-ai",
+    "langchain": "packages/adapter-langchain",
+    "openai-agents": "packages/adapter-openai-agents",
+    "pydantic-ai": "packages/adapter-pydantic-ai",
 }
-"""Entry-point name -> distribution of the adapters this project ships."""
+"""Entry-point name -> the folder of the adapters this project ships, in the repository."""
+
+MAX_WIDTH = 100
+"""The widest the demo prints, whatever the terminal: its tables are read side by side."""
+
+
+def install_hint(folder: str) -> str:
+    """How to install a bundled adapter today: from a clone of the repository (the packages are
+    not on the public index yet), with the local packages it needs in the same command."""
+    return f"from the repository's root: pip install ./packages/core ./conformance ./{folder}"
 
 
 def installed_adapters() -> dict[str, Runner]:
@@ -45,8 +58,27 @@ def installed_adapters() -> dict[str, Runner]:
     return found
 
 
-def _offered(case: Any) -> str:
-    return "no route" if case.no_route else ", ".join(case.offered_tools) or "(none)"
+def in_allow_set_order(case: EvidenceCase) -> tuple[str, ...]:
+    """The tools `case` offered, in one order for every framework: the allow-set's (best first),
+    then any tool outside it, sorted. Frameworks list tools their own way (the OpenAI Agents SDK
+    keeps the MCP server's order), which is not a difference in what was offered."""
+    rank = {name: position for position, name in enumerate(case.allow_set)}
+    return tuple(sorted(case.offered_tools, key=lambda name: (rank.get(name, len(rank)), name)))
+
+
+def _offered(case: EvidenceCase) -> str:
+    return "no route" if case.no_route else ", ".join(in_allow_set_order(case)) or "(none)"
+
+
+def offered_cell(cases: dict[str, EvidenceCase]) -> str:
+    """One list when every framework offered the same; otherwise one line per distinct list,
+    naming the frameworks that offered it."""
+    by_offer: dict[str, list[str]] = {}
+    for name, case in cases.items():
+        by_offer.setdefault(_offered(case), []).append(name)
+    if len(by_offer) == 1:
+        return next(iter(by_offer))
+    return "\n".join(f"{', '.join(names)}: {offer}" for offer, names in by_offer.items())
 
 
 def disagreements(reports: dict[str, EvidenceReport]) -> list[str]:
@@ -67,24 +99,34 @@ def disagreements(reports: dict[str, EvidenceReport]) -> list[str]:
     return problems
 
 
-def render(reports: dict[str, EvidenceReport]) -> None:
+def _frameworks(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def render(reports: dict[str, EvidenceReport], console: Console = stdout) -> None:
+    """The per-request and per-framework tables, at most `MAX_WIDTH` columns wide."""
+    width = min(console.width, MAX_WIDTH)
     frameworks = list(reports)
     first = reports[frameworks[0]]
-    per_query = Table(title="What each framework's model was offered, per request", title_justify="left")
-    per_query.add_column("request")
-    per_query.add_column("expected")
-    for name in frameworks:
-        per_query.add_column(name)
+    per_query = Table(
+        title="What the model was offered, per request (allow-set order, best first)", title_justify="left"
+    )
+    per_query.add_column("request", ratio=3)
+    per_query.add_column("expected", ratio=2)
+    per_query.add_column(f"offered by {printable(_frameworks(frameworks))}", ratio=4)
     cases = {name: {c.query: c for c in report.cases} for name, report in reports.items()}
     for case in first.cases:
         expected = ", ".join(case.required_tools) if case.kind == "supported" else "no route"
-        per_query.add_row(case.query, expected, *(_offered(cases[n][case.query]) for n in frameworks))
-    stdout.print(per_query)
+        cell = offered_cell(
+            {name: cases[name][case.query] for name in frameworks if case.query in cases[name]}
+        )
+        per_query.add_row(printable(case.query), printable(expected), printable(cell))
+    console.print(per_query, width=width)
 
     summary = Table(title="Per framework", title_justify="left")
     summary.add_column("measure")
     for name in frameworks:
-        summary.add_column(name, justify="right")
+        summary.add_column(printable(name), justify="right")
     rows: list[tuple[str, Callable[[EvidenceReport], str]]] = [
         ("framework version", lambda r: r.framework_version),
         ("tools discovered", lambda r: str(r.discovered_tool_count)),
@@ -103,9 +145,20 @@ def render(reports: dict[str, EvidenceReport]) -> None:
         ("tool bodies run by SchemaRouter", lambda r: str(r.tool_body_calls)),
     ]
     for label, cell in rows:
-        summary.add_row(label, *(cell(reports[n]) for n in frameworks))
-    stdout.print(summary)
-    stdout.print(first.bytes_note)
+        summary.add_row(label, *(printable(cell(reports[n])) for n in frameworks))
+    console.print(summary, width=width)
+    console.print(printable(first.bytes_note), width=width)
+
+
+def closing_line(reports: dict[str, EvidenceReport], artifacts: Path) -> str:
+    """What a successful demo ends with: where the evidence went, and what was compared."""
+    count = len(reports)
+    files = "1 evidence file" if count == 1 else f"{count} evidence files"
+    if count == 1:
+        verdict = f"only {next(iter(reports))} ran, so there was nothing to compare it with"
+    else:
+        verdict = f"the {count} frameworks offered the same allow-sets"
+    return f"artifacts written to {artifacts}/ ({files}); {verdict}"
 
 
 def _healthy(report: EvidenceReport) -> bool:
@@ -119,18 +172,19 @@ async def run_all(
     if only:
         missing = sorted(set(only) - set(adapters))
         if missing:
-            raise RuntimeFailure(f"adapters not installed: {', '.join(missing)}")
+            raise RuntimeFailure(
+                f"adapters not installed: {', '.join(missing)} (installed: {', '.join(adapters) or 'none'})"
+            )
         adapters = {name: adapters[name] for name in only}
     if not adapters:
         raise RuntimeFailure(
-            "no adapter installed: pip install schemarouter-openai-agents, schemarouter-pydantic-ai "
-            "or schemarouter-langchain"
+            f"no adapter installed; for example, {install_hint(BUNDLED_ADAPTERS['langchain'])}"
         )
     if not only:
-        for name, dist in BUNDLED_ADAPTERS.items():
+        for name, folder in BUNDLED_ADAPTERS.items():
             if name not in adapters:
                 stderr.print(
-                    f"[yellow]skipped[/] {escape(name)}: not installed (pip install {escape(dist)})",
+                    f"[yellow]skipped[/] {escape(name)}: not installed ({escape(install_hint(folder))})",
                     markup=True,
                 )
     reports: dict[str, EvidenceReport] = {}
@@ -156,22 +210,29 @@ def run(args: argparse.Namespace) -> int:
     problems = disagreements(reports)
     unhealthy = [name for name, report in reports.items() if not _healthy(report)]
     for problem in problems:
-        stderr.print(f"[red]DISAGREEMENT[/] {escape(problem)}", markup=True)
+        stderr.print(f"[red]DISAGREEMENT[/] {escape(printable(problem))}", markup=True)
     for name in unhealthy:
         stderr.print(
-            f"[red]FAILED[/] {escape(name)}: recall, rejection, approvals, guardrails or tool-body calls off",
+            f"[red]FAILED[/] {escape(printable(name))}: recall, rejection, approvals, guardrails or tool-body calls off",
             markup=True,
         )
     if problems or unhealthy:
         return 1
-    stderr.print(f"artifacts written to {artifacts}/ ({len(reports)} evidence files); all frameworks agree")
+    stderr.print(closing_line(reports, artifacts))
     return 0
 
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "demo", help="one routing config through every installed adapter, side by side"
+        "demo",
+        help="one routing config through every installed adapter, side by side",
+        description="Run one routing configuration (schemarouter.demo_routing) through every "
+        "installed framework adapter against the bundled fixture MCP server, offline, and show "
+        "side by side what each model was offered; exit 1 if the frameworks disagree.",
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_verbose_argument(parser)
     parser.add_argument(
         "--artifacts", default="artifacts", help="where evidence files go (default ./artifacts)"
     )

@@ -18,14 +18,22 @@ from ..visibility._visibility import Visibility
 from ._common import (
     add_semantic_argument,
     add_source_arguments,
+    add_verbose_argument,
     emit_json,
     encoder_name,
+    keep_routes_whole,
     load_router,
     mode_text,
+    printable,
     stdout,
 )
 
-__all__ = ["register"]
+__all__ = ["EXAMPLE", "register"]
+
+EXAMPLE = (
+    "example (the fixture server that ships with schemarouter-conformance):\n"
+    '  schemarouter route --stdio "python -m schemarouter_conformance.fixture_server" "delete customer c-200"'
+)
 
 
 def _candidate_json(cand: Candidate) -> dict[str, Any]:
@@ -123,8 +131,11 @@ async def run(args: argparse.Namespace) -> int:
         return 0
     by_route = {c.route: c for c in (*retrieval.candidates, *retrieval.dropped)}
     if allow.no_route:
-        stdout.print(f"[bold]no route[/] for {escape(repr(args.query))}: {escape(allow.reason)}", markup=True)
-    table = Table(title=Text(f"query: {args.query}"), title_justify="left")
+        stdout.print(
+            f"[bold]no route[/] for {escape(printable(repr(args.query)))}: {escape(allow.reason)}",
+            markup=True,
+        )
+    table = Table(title=Text(f"query: {printable(args.query)}"), title_justify="left")
     for column, justify in (
         ("route", "left"),
         ("visible", "center"),
@@ -134,19 +145,22 @@ async def run(args: argparse.Namespace) -> int:
         ("evidence", "left"),
     ):
         table.add_column(column, justify=justify)  # pyright: ignore[reportArgumentType]
+    keep_routes_whole(table, (decision.route for decision in allow.decisions))
     for decision in allow.decisions:
         cand = by_route.get(decision.route)
-        table.add_row(  # routes, details and query words are shown as written: Text, not markup
-            Text(decision.route),
+        table.add_row(  # routes, details and query words: Text, not markup, control characters escaped
+            Text(printable(decision.route)),
             "yes" if decision.visible else "no",
             "-" if decision.score is None else f"{decision.score:.3f}",
             "-" if cand is None else f"{cand.identifier_score:.3f}",
             Text(
-                decision.reason
-                if decision.detail in ("", decision.reason)
-                else f"{decision.reason}: {decision.detail}"
+                printable(
+                    decision.reason
+                    if decision.detail in ("", decision.reason)
+                    else f"{decision.reason}: {decision.detail}"
+                )
             ),
-            Text(_evidence_text(cand)),
+            Text(printable(_evidence_text(cand))),
         )
     if allow.decisions:
         stdout.print(table)
@@ -161,7 +175,7 @@ async def run(args: argparse.Namespace) -> int:
     if unweighed:
         stdout.print(
             f"[yellow]{len(unweighed)} words after the request's first 64 were not weighed[/] "
-            f"(from {escape(repr(unweighed[0]))}): route the user's latest message, not a whole transcript",
+            f"(from {escape(printable(repr(unweighed[0])))}): route the user's latest message, not a whole transcript",
             markup=True,
         )
     if unencoded:
@@ -180,9 +194,15 @@ async def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        "route", help="show the allow-set for a request, with scores and reasons, or the no-route verdict"
+        "route",
+        help="show the allow-set for a request, with scores and reasons, or the no-route verdict",
+        description="Show which tools one request would be offered (the allow-set, best first), "
+        "with each tool's score, reason and the request words behind it, or the no-route verdict.",
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source_arguments(parser)
+    add_verbose_argument(parser)
     parser.add_argument("query", help="the request to route")
     parser.add_argument(
         "-k", "--k", type=int, default=DEFAULT_K, help=f"allow-set size (default {DEFAULT_K})"

@@ -1,0 +1,86 @@
+"""What a new user types first: `--version`, `COMMAND --help` (what it is for, and an example
+that parses), and `-v` to see what a slow command is doing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from schemarouter import __version__
+from schemarouter.cli import build_parser, main
+
+COMMANDS = ("catalog", "route", "calibrate", "demo")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # pyright: ignore[reportPrivateUsage]
+    return dict(action.choices)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def test_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["--version"])
+    assert raised.value.code == 0
+    assert capsys.readouterr().out.strip() == f"schemarouter {__version__}"
+
+
+def test_every_command_is_covered() -> None:
+    assert tuple(sorted(_subparsers(build_parser()))) == tuple(sorted(COMMANDS))
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_says_what_it_is_for_and_shows_an_example(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sub = _subparsers(build_parser())[command]
+    assert sub.description is not None
+    assert len(sub.description) > 40, "one line of purpose"
+    assert sub.epilog
+    assert "example" in sub.epilog
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    assert sub.description.split()[0] in text
+    examples = [
+        line.strip() for line in text.splitlines() if line.strip().startswith(f"schemarouter {command}")
+    ]
+    assert examples, f"`schemarouter {command} --help` shows no example command"
+    for example in examples:  # each example is a command line this parser takes
+        args = build_parser().parse_args(shlex.split(example)[1:])
+        assert args.command == command
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_verbose_prints_what_the_command_does(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "weather.json"
+    tools.write_text(
+        json.dumps(
+            [{"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object"}}]
+        ),
+        encoding="utf-8",
+    )
+    argv = ["catalog", "--tools", str(tools)]
+    assert main(["-v", *argv] if where == "before" else [*argv, "-v"]) == 0
+    err = capsys.readouterr().err
+    assert "schemarouter catalog: info [" in err
+    assert "read 1 tool from a definitions file as source 'weather'" in err
+    assert "catalog " in err
+    assert "1 tool, 0 skipped" in err
+
+
+def test_without_verbose_the_command_is_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tools = tmp_path / "weather.json"
+    tools.write_text(
+        json.dumps(
+            [{"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object"}}]
+        ),
+        encoding="utf-8",
+    )
+    assert main(["catalog", "--tools", str(tools)]) == 0
+    assert capsys.readouterr().err == ""
