@@ -16,7 +16,7 @@ import schemarouter
 
 PACKAGE = Path(schemarouter.__file__).resolve().parent
 
-FLOORS: dict[str, int] = {
+FLOORS: dict[str, float] = {
     "errors": 0,
     "_defaults": 0,
     "_principal": 0,
@@ -25,6 +25,7 @@ FLOORS: dict[str, int] = {
     "retrieval": 3,
     "execution": 4,
     "_router": 5,
+    "snapshot": 5.5,
     "visibility": 6,
     "evidence": 7,
     "demo_routing": 8,

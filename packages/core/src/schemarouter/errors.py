@@ -7,7 +7,8 @@ transports, tools). No-route is *not* an error: it is a normal result
 
     SchemaRouterError
     ├── UserError                   misuse: bad arguments or configuration, raised at setup
-    │   └── SchemaError             a schema or tool contract that cannot be accepted
+    │   ├── SchemaError             a schema or tool contract that cannot be accepted
+    │   └── SnapshotError           a router snapshot that cannot be loaded as it is
     ├── PolicyViolationError        a refusal by the execution boundary; `.reason` is a code
     └── RuntimeFailure              the outside world failed
         ├── SourceError             a catalog source (MCP server, ...) could not be read
@@ -31,6 +32,7 @@ __all__ = [
     "ServerConnectionError",
     "ServerProtocolError",
     "ServerTimeoutError",
+    "SnapshotError",
     "SourceError",
     "ToolCallError",
     "ToolExecutionError",
@@ -49,6 +51,17 @@ class UserError(SchemaRouterError, ValueError):
 
 class SchemaError(UserError):
     """A tool contract or JSON Schema that cannot be accepted."""
+
+
+class SnapshotError(UserError):
+    """A router snapshot that cannot be loaded as it is: not a snapshot, another format version,
+    cut short or altered (its digest, a tool's fingerprint or the catalog version does not match
+    what it holds), or built by another version of SchemaRouter or another encoder.
+
+    A misuse found at setup, like a malformed tool-definitions file: the file given is not one
+    this process can start from. Nothing is loaded in part; build the snapshot again
+    (`schemarouter snapshot build`) or load it with `rebuild=True` (see `load_snapshot`).
+    """
 
 
 class PolicyViolationError(SchemaRouterError):

@@ -31,6 +31,7 @@ class Vocabulary:
         "longest_term",
         "max_idf",
         "name_wholes",
+        "own_words",
         "sorted_terms",
         "surface_words",
         "word_terms",
@@ -44,6 +45,7 @@ class Vocabulary:
         self.surface_words = tools.surface_words
         self.name_wholes = tools.name_wholes
         # typos are corrected towards the tools' own words, each of which is an indexed term
+        self.own_words = tools.own_words
         self.corrector = Corrector(tools.own_words)
         # Prefix matches and joined request words look among the tools' words only: a name whole
         # is matched as a whole (`recipe` is no prefix of the name `recipe_retrieval`).

@@ -57,6 +57,11 @@ class Capability:
             setter(self, "output_schema", _copied(dict(self.output_schema)))
         if self.annotations is not None:
             setter(self, "annotations", _copied(dict(self.annotations)))
+        self._derive()
+
+    def _derive(self) -> None:
+        """Set the route, the fingerprint and the offered bytes from the contract."""
+        setter = object.__setattr__
         setter(self, "route", make_route(self.source, self.name))
         # The canonical JSON of the contract and of what a model is offered, from the canonical
         # JSON of each field: keys sorted, so the same text `canonical_json` gives the whole
@@ -73,6 +78,35 @@ class Capability:
         offered_description = description if self.description else canonical_json("")
         offered = f'{{"description":{offered_description},"input_schema":{schema},"name":{name}}}'
         setter(self, "schema_bytes", len(offered.encode("utf-8")))
+
+    @classmethod
+    def adopting(
+        cls,
+        source: str,
+        name: str,
+        description: str,
+        input_schema: dict[str, Any],
+        title: str | None,
+        output_schema: dict[str, Any] | None,
+        annotations: dict[str, Any] | None,
+    ) -> Capability:
+        """The capability of these fields, taking the dicts as they are instead of copying them:
+        for JSON just parsed, which nothing else holds (a snapshot's contracts). The route,
+        fingerprint and offered bytes are computed as the constructor computes them."""
+        cap = object.__new__(cls)
+        setter = object.__setattr__
+        for key, value in (
+            ("source", source),
+            ("name", name),
+            ("description", description),
+            ("input_schema", input_schema),
+            ("title", title),
+            ("output_schema", output_schema),
+            ("annotations", annotations),
+        ):
+            setter(cap, key, value)
+        cap._derive()
+        return cap
 
     def contract(self) -> dict[str, Any]:
         """The fingerprinted contract as a plain dict (see `FINGERPRINT_FIELDS`)."""

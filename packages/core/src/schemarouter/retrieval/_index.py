@@ -19,12 +19,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..analysis._analyzer import Analyzer
+from ..analysis._document import AnalyzedTools
 from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
 from ..analysis._query import QueryAnalyzer
 from ..analysis._terms import SOURCE_MARK, QueryTerm
 from ..analysis._vocabulary import Vocabulary
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
+from ._index_store import WORD_LISTS, DocFields, IndexArrays, restored_tables
 from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, postings_of
 
 __all__ = [
@@ -149,7 +151,8 @@ class LexicalIndex:
         raw_docs: dict[str, list[int]] = {}
         raw_tf: dict[str, list[float]] = {}
         raw_named: dict[str, list[bool]] = {}
-        self._doc_fields: list[dict[str, int]] = []
+        self._doc_fields: Sequence[dict[str, int]] = []
+        fields_of_docs: list[dict[str, int]] = self._doc_fields
         for doc, counts in enumerate(doc_counts):
             doc_lengths = lengths[doc]
             norms = {
@@ -174,12 +177,14 @@ class LexicalIndex:
                     docs.append(doc)
                     raw_tf[term].append(pseudo_tf)
                     raw_named[term].append(named)
-            self._doc_fields.append(fields_hit)
+            fields_of_docs.append(fields_hit)
         self._idf: dict[str, float] = {}
         # term -> (tools, their BM25F weights): a query only multiplies and adds
-        self._postings: dict[str, tuple[DocArray, WeightArray]] = {}
+        self._postings: Mapping[str, tuple[DocArray, WeightArray]] = {}
+        postings_of_terms: dict[str, tuple[DocArray, WeightArray]] = self._postings
         # term -> per posting: does the term hit that tool's identifiers (name, title)?
-        self._named: dict[str, NDArray[np.bool_]] = {}
+        self._named: Mapping[str, NDArray[np.bool_]] = {}
+        named_of_terms: dict[str, NDArray[np.bool_]] = self._named
         max_idf = math.log(1.0 + (n_docs - 0.5) / 1.5)
         self._max_idf = max(max_idf, 1e-9)
         for term in sorted(raw_docs):
@@ -191,10 +196,10 @@ class LexicalIndex:
                 continue
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             self._idf[term] = idf
-            self._postings[term] = postings_of(
+            postings_of_terms[term] = postings_of(
                 docs, [idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]
             )
-            self._named[term] = np.array(raw_named[term], dtype=np.bool_)
+            named_of_terms[term] = np.array(raw_named[term], dtype=np.bool_)
         self._vocabulary = Vocabulary(self._idf, self._max_idf, tools)
         self._analyzer = analyzer.requests(self._vocabulary)
         self._vectors: dict[Hashable, dict[str, WordVector]] = {}
@@ -202,6 +207,68 @@ class LexicalIndex:
         self._last_vectors: tuple[Hashable, dict[str, WordVector]] | None = None
         """The cache of the key asked for last: a request finds it by identity, without hashing
         the key (the gate's settings hash field by field)."""
+        self._arrays: IndexArrays | None = None
+        """What the index was restored from (`from_arrays`), else None."""
+
+    # -- snapshots ------------------------------------------------------------------------------
+
+    def arrays(self) -> IndexArrays:
+        """The index as flat arrays (see `IndexArrays`), from which `from_arrays` restores it."""
+        if self._arrays is not None:
+            return self._arrays
+        terms = list(self._postings)  # built in sorted order
+        counts = [len(self._postings[term][0]) for term in terms]
+        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        doc_fields = self._doc_fields
+        docs: list[DocArray] = []
+        weights: list[WeightArray] = []
+        fields: list[int] = []
+        for term in terms:
+            term_docs, term_weights = self._postings[term]
+            docs.append(term_docs)
+            weights.append(term_weights)
+            doc_ids: list[int] = term_docs.tolist()
+            fields.extend(doc_fields[doc][term] for doc in doc_ids)
+        vocabulary = self._vocabulary
+        return IndexArrays(
+            terms=terms,
+            idf=np.array([self._idf[term] for term in terms], dtype=np.float64),
+            offsets=offsets,
+            docs=np.concatenate(docs).astype(np.int32) if docs else np.zeros(0, dtype=np.int32),
+            weights=np.concatenate(weights) if weights else np.zeros(0, dtype=np.float64),
+            fields=np.array(fields, dtype=np.uint8),
+            max_idf=self._max_idf,
+            words={name: sorted(getattr(vocabulary, name)) for name in WORD_LISTS},
+        )
+
+    @classmethod
+    def from_arrays(
+        cls, catalog: Catalog, arrays: IndexArrays, settings: IndexSettings | None = None
+    ) -> LexicalIndex:
+        """The index of `catalog` that `arrays()` gave, without analysing a tool again: it ranks,
+        gates and explains every request as the index saved did. `arrays` must come from an
+        index of this very catalog built with these settings (a snapshot checks both)."""
+        index = cls.__new__(cls)
+        index.catalog = catalog
+        index.settings = settings = settings or IndexSettings()
+        index._caps = tuple(sorted(catalog, key=lambda cap: cap.route))
+        index._doc_by_route = {cap.route: doc for doc, cap in enumerate(index._caps)}
+        idf, postings, named, _ = restored_tables(arrays, _IDENTIFIER_MASK, _FIELD_BIT["param_text"])
+        index._idf, index._postings, index._named = idf, postings, named
+        index._doc_fields = DocFields(arrays, len(index._caps))
+        index._max_idf = arrays.max_idf
+        words = {name: frozenset(arrays.words[name]) for name in WORD_LISTS}
+        tools = AnalyzedTools(
+            [], [], words["word_terms"], words["name_wholes"], words["surface_words"], words["own_words"]
+        )
+        index._vocabulary = Vocabulary(idf, arrays.max_idf, tools)
+        index._analyzer = Analyzer(settings).requests(index._vocabulary)
+        index._vectors = {}
+        index._vectors_size = 0
+        index._last_vectors = None
+        index._arrays = arrays
+        return index
 
     # -- query side -----------------------------------------------------------------------------
 

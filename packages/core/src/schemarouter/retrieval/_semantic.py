@@ -130,6 +130,11 @@ class WordLlamaEncoder:
     def dim(self) -> int:
         return self._dim
 
+    @property
+    def config(self) -> str:
+        """The WordLlama model configuration (`l2_supercat` by default)."""
+        return self._config
+
     def load(self) -> WordLlamaEncoder:
         """Load the model now (otherwise it loads on the first `encode`). Returns self."""
         self._ensure_model()
@@ -375,6 +380,35 @@ class SemanticIndex:
             import numpy as np
 
             self._vectors = np.zeros((0, dim), dtype=np.float32)
+
+    @classmethod
+    def from_vectors(
+        cls, catalog: Catalog, encoder: TextEncoder, vectors: NDArray[np.float32]
+    ) -> SemanticIndex:
+        """The index of `catalog` whose tool vectors (`vectors`, unit rows in route order) were
+        computed before by `encoder`: for a snapshot, which checks the encoder's name and dim."""
+        import numpy as np
+
+        index = cls.__new__(cls)
+        index.catalog = catalog
+        index.encoder = encoder
+        caps = tuple(sorted(catalog, key=lambda cap: cap.route))
+        index.routes = tuple(c.route for c in caps)
+        index.position = {route: i for i, route in enumerate(index.routes)}
+        dim = index._dim = _checked_dim(encoder)
+        index._block_rows = max(1, _BLOCK_ELEMENTS // max(dim, 1))
+        if vectors.shape != (len(caps), dim) or vectors.dtype != np.float32:
+            raise UserError(
+                f"tool vectors of shape {vectors.shape} ({vectors.dtype}) do not fit {len(caps)} tools"
+                f" of encoder {encoder.name!r} (dim {dim}, float32)"
+            )
+        index._vectors = vectors
+        return index
+
+    @property
+    def vectors(self) -> NDArray[np.float32]:
+        """The unit tool vectors, one row per tool in route order (see `routes`)."""
+        return self._vectors
 
     @property
     def encoder_name(self) -> str:

@@ -1,0 +1,129 @@
+"""A catalog as plain JSON data and back, for router snapshots: each tool's contract with its
+fingerprint, the tools skipped with their reasons, the listings cut short.
+
+Reading a catalog back recomputes every fingerprint from the contract read and the catalog
+version from them all, and refuses (`SnapshotError`) anything that differs from what was
+stored: a contract edited without its fingerprint, a fingerprint edited without its contract, a
+tool added or removed. The schemas are not checked against the metaschema again: a stored
+contract is one a catalog of this library version accepted (the snapshot records the version,
+and loading refuses another), and its fingerprint proves it is that contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast, get_args
+
+from ..errors import SnapshotError
+from ._capability import Capability
+from ._catalog import Catalog, CutReason, ListingCut, SkippedTool, SkipReason
+
+__all__ = ["catalog_from_record", "catalog_record"]
+
+
+def catalog_record(catalog: Catalog) -> dict[str, Any]:
+    """The catalog as JSON data: tools in load order, each with its fingerprint."""
+    return {
+        "version": catalog.version,
+        "tools": [
+            [
+                cap.source,
+                cap.name,
+                cap.title,
+                cap.description,
+                cap.input_schema,
+                cap.output_schema,
+                cap.annotations,
+                cap.fingerprint,
+            ]
+            for cap in catalog
+        ],
+        "skipped": [[s.source, s.name, s.reason, s.detail] for s in catalog.skipped],
+        "cut_short": [
+            [c.source, c.reason, c.pages_read, c.tools_listed, c.detail] for c in catalog.cut_short
+        ],
+    }
+
+
+def _fail(what: str) -> SnapshotError:
+    return SnapshotError(f"the snapshot's catalog {what}")
+
+
+def _rows(record: Mapping[str, Any], key: str, width: int) -> list[list[Any]]:
+    rows: object = record.get(key)
+    if not isinstance(rows, list):
+        raise _fail(f"has no list of {key}")
+    for row in cast("list[object]", rows):
+        if not isinstance(row, list) or len(cast("list[object]", row)) != width:
+            raise _fail(f"holds a malformed entry in {key}")
+    return cast("list[list[Any]]", rows)
+
+
+def _optional_mapping(value: object, what: str) -> Mapping[str, Any] | None:
+    if value is None or isinstance(value, dict):
+        return cast("Mapping[str, Any] | None", value)
+    raise _fail(f"holds a {what} that is not a JSON object")
+
+
+def catalog_from_record(record: object) -> Catalog:
+    """The catalog `catalog_record` gave, with every fingerprint and the version verified."""
+    if not isinstance(record, dict):
+        raise _fail("is not a JSON object")
+    data = cast("dict[str, Any]", record)
+    caps: list[Capability] = []
+    for source, name, title, description, input_schema, output_schema, hints, fingerprint in _rows(
+        data, "tools", 8
+    ):
+        if not (isinstance(source, str) and isinstance(name, str) and isinstance(description, str)):
+            raise _fail("holds a tool whose source, name or description is not a string")
+        if title is not None and not isinstance(title, str):
+            raise _fail(f"holds tool {name!r} with a title that is not a string")
+        schema = _optional_mapping(input_schema, "input schema")
+        if schema is None:
+            raise _fail(f"holds tool {name!r} without an input schema")
+        try:
+            cap = Capability.adopting(
+                source,
+                name,
+                description,
+                cast("dict[str, Any]", schema),
+                title,
+                cast("dict[str, Any] | None", _optional_mapping(output_schema, "output schema")),
+                cast("dict[str, Any] | None", _optional_mapping(hints, "annotations object")),
+            )
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise _fail(f"holds tool {name!r}, which is not plain JSON data: {exc}") from None
+        if cap.fingerprint != fingerprint:
+            raise _fail(
+                f"holds tool {cap.route!r}, whose contract does not match its fingerprint "
+                f"({str(fingerprint)[:12]} stored, {cap.short_fingerprint} computed): it was altered"
+            )
+        caps.append(cap)
+    skip_reasons = get_args(SkipReason)
+    skipped: list[SkippedTool] = []
+    for source, name, reason, detail in _rows(data, "skipped", 4):
+        if not (isinstance(source, str) and isinstance(name, str) and isinstance(detail, str)):
+            raise _fail("holds a malformed skipped tool")
+        if reason not in skip_reasons:
+            raise _fail(f"holds a skipped tool with an unknown reason {reason!r}")
+        skipped.append(SkippedTool(source, name, cast("SkipReason", reason), detail))
+    cut_reasons = get_args(CutReason)
+    cuts: list[ListingCut] = []
+    for source, reason, pages, listed, detail in _rows(data, "cut_short", 5):
+        counts_ok = all(isinstance(n, int) and not isinstance(n, bool) for n in (pages, listed))
+        if not (isinstance(source, str) and isinstance(detail, str) and counts_ok):
+            raise _fail("holds a malformed listing cut")
+        if reason not in cut_reasons:
+            raise _fail(f"holds a listing cut with an unknown reason {reason!r}")
+        cuts.append(ListingCut(source, cast("CutReason", reason), pages, listed, detail))
+    try:
+        catalog = Catalog(caps, skipped, cuts)
+    except SnapshotError:
+        raise
+    except ValueError as exc:  # two tools with one route
+        raise _fail(f"is inconsistent: {exc}") from None
+    if catalog.version != data.get("version"):
+        raise _fail(
+            f"has version {catalog.version[:12]} from its tools, not the {str(data.get('version'))[:12]} it states"
+        )
+    return catalog
