@@ -6,7 +6,8 @@ What a routing user types is exported here; the rest lives in named subpackages
 
 Router and catalog
     `SchemaRouter` (a catalog, its index, and the execution boundary over its sources),
-    `Catalog`, `CatalogLimits`, `ToolSpec`, `McpSource`, `CallableSource`.
+    `Catalog`, `CatalogLimits`, `ToolSpec`, `McpSource`, `CallableSource`; `save_snapshot` and
+    `load_snapshot` (a loaded router in one file, from which many processes start).
 Routing
     `Visibility` (request + principal -> `AllowSet`, the object adapters wrap), `RoutingConfig`
     (one configuration for every adapter), `AllowSet`, `AllowSetProvider`, `RouteRequest`,
@@ -16,7 +17,7 @@ Plans and the execution boundary
     `PlanRequest`, `ExecutionPlan`, `RunConfig`, `ExecutionPolicy`, `ToolResult`, `RefusalReason`,
     `ainvoke_selective`, `execute_selective_plan`.
 Errors (see `schemarouter.errors` for the hierarchy)
-    `SchemaRouterError`, `UserError`, `SchemaError`, `PolicyViolationError`, `RuntimeFailure`,
+    `SchemaRouterError`, `UserError`, `SchemaError`, `SnapshotError`, `PolicyViolationError`, `RuntimeFailure`,
     `SourceError`, `ServerConnectionError`, `ServerTimeoutError`, `ServerProtocolError`,
     `RoutingError`, `ToolCallError`, `ToolExecutionError`, `ToolTransportError`.
 `__version__`
@@ -43,6 +44,7 @@ from .errors import (
     ServerConnectionError,
     ServerProtocolError,
     ServerTimeoutError,
+    SnapshotError,
     SourceError,
     ToolCallError,
     ToolExecutionError,
@@ -67,6 +69,7 @@ from .retrieval import (
     TextEncoder,
     calibrate,
 )
+from .snapshot import load_snapshot, save_snapshot
 from .visibility import AllowSet, AllowSetProvider, RouteRequest, RoutingConfig, Visibility
 
 __version__ = "0.1.0"
@@ -99,6 +102,7 @@ __all__ = [
     "ServerConnectionError",
     "ServerProtocolError",
     "ServerTimeoutError",
+    "SnapshotError",
     "SourceError",
     "TextEncoder",
     "ToolCallError",
@@ -112,6 +116,8 @@ __all__ = [
     "ainvoke_selective",
     "calibrate",
     "execute_selective_plan",
+    "load_snapshot",
+    "save_snapshot",
 ]
 
 MOVED: dict[str, str] = {
