@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ._harness import ConformanceRun, FixtureEndpoint
     from ._reference import ReferenceAgent, ReferenceDriver
     from ._servers import free_port, http_fixture_server, http_mcp_server
-    from ._validation import validate_driver
+    from ._validation import RoutingHook, driver_evidence, validate_driver
     from .errors import ConformanceSetupError, FixtureServerError
     from .suite import AdapterConformanceSuite
 
@@ -57,6 +57,8 @@ _LAZY: dict[str, str] = {
     "free_port": "._servers",
     "http_fixture_server": "._servers",
     "http_mcp_server": "._servers",
+    "RoutingHook": "._validation",
+    "driver_evidence": "._validation",
     "validate_driver": "._validation",
     "ConformanceSetupError": ".errors",
     "FixtureServerError": ".errors",
@@ -90,9 +92,11 @@ __all__ = [
     "FixtureServerError",
     "ReferenceAgent",
     "ReferenceDriver",
+    "RoutingHook",
     "SupportedCase",
     "__version__",
     "build_server",
+    "driver_evidence",
     "free_port",
     "http_fixture_server",
     "http_mcp_server",

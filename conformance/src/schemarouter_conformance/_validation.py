@@ -1,28 +1,43 @@
-"""`validate_driver`: an adapter's evidence report, made through its own conformance driver.
+"""The external validation, once for every adapter: `driver_evidence` and `validate_driver`.
 
-The shared validation requests run through the driver's `build`, `offered_tools`,
-`call_tool` and `resume`, so the report describes the adapter the driver drives, not
-another one; every boundary flag is read off a run, none is taken from the driver's
-declared capabilities.
+The shared validation requests run through an adapter's own conformance driver (`build`,
+`offered_tools`, `call_tool`, `resume`) against a fresh stdio fixture server, so the report
+describes the adapter the driver drives; every boundary flag is read off a run, none is taken
+from the driver's declared capabilities. Each bundled adapter's
+`python -m schemarouter_<adapter>.validate` is this with its own driver and names.
 """
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 import schemarouter
-from schemarouter import SchemaRouter, Visibility
+from schemarouter import AllowSetProvider, Catalog, RoutingConfig, SchemaRouter, Visibility
 from schemarouter.catalog import canonical_json
 from schemarouter.evidence import BoundaryStatement, EvidenceCase, EvidenceReport, RoutingTimer
 
-from ._driver import AdapterDriver, FixtureSource, RunRequest, Scenario
+from ._driver import AdapterDriver, FixtureSource, OfferedTools, RunRequest, Scenario
 from ._expect import tripping
 from ._fixture import DESTRUCTIVE_TOOLS, READ_ONLY_TOOLS, read_call_log, stdio_command
 from ._harness import _settle  # pyright: ignore[reportPrivateUsage]
-from ._scenarios import APPROVAL_CASES, GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, UNSUPPORTED_QUERIES
+from ._scenarios import (
+    APPROVAL_CASES,
+    GUARDRAIL_TRIP_VALUE,
+    SUPPORTED_CASES,
+    UNSUPPORTED_QUERIES,
+    SupportedCase,
+)
 
-__all__ = ["validate_driver"]
+__all__ = ["RoutingHook", "driver_evidence", "validate_driver"]
+
+SOURCE = "fixture"
+"""The catalog source the validation's fixture server is routed as."""
 
 OUTPUT_GUARDRAIL_CHECK = (
     "checked the output guardrail with one call to a read-only fixture tool on a second agent "
@@ -30,24 +45,114 @@ OUTPUT_GUARDRAIL_CHECK = (
 )
 
 
-def _scenario(visibility: Visibility, call_log: Path) -> Scenario:
+@dataclass(frozen=True, slots=True)
+class RoutingHook:
+    """An adapter's own routing decision for one request, as `RoutingTimer` times it.
+
+    `route(context)` is what the framework's hook does for a run (find the request in the run
+    context, then ask for the allow-set); `fresh_context()` makes a new run context for the
+    request each time, so no per-run memo of the adapter answers. A driver offers it through an
+    optional `routing_hook(agent, request)` method; without one, the validation times the
+    allow-set provider alone.
+    """
+
+    route: Callable[[Any], object]
+    fresh_context: Callable[[], Any]
+
+
+@dataclass
+class _Tally:
+    """What the report counts across requests."""
+
+    required: int = 0
+    found: int = 0
+    tasks: int = 0
+    checked: int = 0
+    identical: int = 0
+
+
+def _scenario(visibility: AllowSetProvider, call_log: Path) -> Scenario:
     command, args = stdio_command(call_log)
     return Scenario(
-        FixtureSource("stdio", call_log, command=command, args=tuple(args)),
+        FixtureSource("stdio", call_log, command=command, args=tuple(args), source_name=SOURCE),
         visibility,
         approval_required=frozenset(DESTRUCTIVE_TOOLS),
         guardrail_trip_value=GUARDRAIL_TRIP_VALUE,
     )
 
 
-async def _approvals_kept(driver: AdapterDriver, built: Any) -> bool:
-    """Every approval-gated tool (`APPROVAL_CASES`) pauses for approval (left pending, never run)."""
+async def _latency(
+    driver: AdapterDriver, built: Any, visibility: AllowSetProvider, timer: RoutingTimer, request: RunRequest
+) -> float:
+    """The request's routing latency: the adapter's own hook when the driver names it."""
+    hook_of = getattr(driver, "routing_hook", None)
+    if hook_of is None:
+        query = request.query or ""
+        return timer.measure(visibility.allow_set, lambda: query)
+    hook: RoutingHook = await _settle(hook_of(built, request))
+    return timer.measure(hook.route, hook.fresh_context)
+
+
+def _arguments_fit(offered: OfferedTools, tool: str, arguments: Mapping[str, object]) -> bool:
+    schema = next((t.input_schema for t in offered.tools if t.name == tool), None)
+    return schema is not None and Draft202012Validator(dict(schema)).is_valid(dict[str, Any](arguments))
+
+
+async def _case(
+    driver: AdapterDriver,
+    built: Any,
+    visibility: AllowSetProvider,
+    catalog: Catalog,
+    timer: RoutingTimer,
+    tally: _Tally,
+    query: str,
+    case: SupportedCase | None,
+) -> EvidenceCase:
+    """One request (`case` None: an unsupported one): one offline turn, what it was offered."""
+    request = RunRequest(query)
+    latency = await _latency(driver, built, visibility, timer, request)
+    allow = visibility.allow_set(query)
+    offered = await _settle(driver.offered_tools(built, request))
+    listed = [(tool, catalog.lookup(SOURCE, tool.name)) for tool in offered.tools]
+    same = True
+    for tool, cap in listed:
+        identical = cap is not None and canonical_json(tool.input_schema) == canonical_json(cap.input_schema)
+        tally.checked += 1
+        tally.identical += identical
+        same &= identical
+    routed = [tool.name for tool, cap in listed if cap is not None]
+    if case is None:
+        passed = not routed
+    else:
+        hits = [tool for tool in case.required_tools if tool in offered.names]
+        tally.required += len(case.required_tools)
+        tally.found += len(hits)
+        passed = len(hits) == len(case.required_tools) and set(routed) == set(allow.names) and same
+        tally.tasks += passed and _arguments_fit(offered, case.required_tools[0], case.arguments)
+    return EvidenceCase(
+        query=query,
+        kind="unsupported" if case is None else "supported",
+        required_tools=() if case is None else case.required_tools,
+        allow_set=allow.names,
+        offered_tools=offered.names,
+        no_route=allow.no_route,
+        offered_schema_bytes=sum(cap.schema_bytes for _, cap in listed if cap is not None),
+        routing_latency_ms=latency,
+        passed=passed,
+    )
+
+
+async def _approvals_kept(driver: AdapterDriver, built: Any, call_log: Path) -> bool:
+    """Every approval-gated tool (`APPROVAL_CASES`) pauses for approval, and is rejected without running."""
     kept = True
     for case in APPROVAL_CASES:
-        report = await _settle(
-            driver.call_tool(built, RunRequest(case.query), case.required_tools[0], case.arguments)
-        )
-        kept &= report.outcome == "awaiting_approval"
+        request = RunRequest(case.query)
+        report = await _settle(driver.call_tool(built, request, case.required_tools[0], case.arguments))
+        if report.outcome != "awaiting_approval" or read_call_log(call_log):
+            kept = False
+            continue
+        rejected = await _settle(driver.resume(built, request, report, approve=False))
+        kept &= rejected.outcome == "rejected" and not read_call_log(call_log)
     return kept
 
 
@@ -65,7 +170,7 @@ async def _input_guardrail_kept(driver: AdapterDriver, built: Any) -> bool:
     return kept
 
 
-async def _output_guardrail_kept(driver: AdapterDriver, visibility: Visibility, workdir: Path) -> bool:
+async def _output_guardrail_kept(driver: AdapterDriver, visibility: AllowSetProvider, workdir: Path) -> bool:
     """A routed-in read-only tool runs once and the output guardrail sees its result.
 
     It runs on a second agent over its own fixture server, so the validation's call log
@@ -84,66 +189,66 @@ async def _output_guardrail_kept(driver: AdapterDriver, visibility: Visibility, 
     return report.outcome == "ran" and report.output_seen_by_guardrail and ran == [case.required_tools[0]]
 
 
-async def validate_driver(
+def _ratio(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+async def driver_evidence(
     driver: AdapterDriver,
-    workdir: Path,
+    workdir: Path | None = None,
     *,
+    config: RoutingConfig | None = None,
     adapter: str | None = None,
     framework: str | None = None,
     framework_version: str = "unknown",
-) -> Path:
-    """Validate the adapter `driver` drives against a fresh stdio fixture server; write the
-    evidence report into `workdir / "artifacts"` and return its path.
+) -> EvidenceReport:
+    """The evidence report of the adapter `driver` drives, from runs against a fresh stdio
+    fixture server whose call logs go to `workdir` (a temporary directory when None).
 
-    Every shared request runs one offline turn through the driver (what was offered, whether
-    each offered schema is the server's own). Every boundary flag comes from a run:
-    `approval_preserved` from calling each approval-gated tool of `APPROVAL_CASES` (each must
-    pause), `input_guardrail_preserved` from calls carrying the trip value to a read-only tool
-    and to each approval-gated one (each must be blocked, after the approval if the framework
-    asks for it first); none may run a tool body, and `tool_body_calls` counts the fixture's
-    call log. `output_guardrail_preserved` needs a tool to run: one read-only call on a second
-    agent over its own fixture server must run once with the output guardrail seeing its
-    result (the report's `boundary.did` says so); a driver declaring
-    `capabilities.output_guardrails=False` is not asked and gets `false`. Routing latency is
-    the allow-set provider's (`RoutingTimer`), not the framework's hook. `adapter` and
-    `framework` default to the driver's `name`.
+    Routing is `config.visibility(router)` over the server's catalog (`Visibility(router, k=3)`
+    when `config` is None). Each shared request runs one offline turn through the driver: what
+    was offered, whether each offered schema is the server's own. A supported request passes
+    when its required tools are offered, the routed tools offered are its allow-set and every
+    offered schema is identical; it is a task success when, besides, its scripted arguments
+    fit the offered schema of its first required tool. An unsupported request passes when no
+    routed tool is offered. Routing latency is the driver's `routing_hook` (the adapter's own
+    hook, see `RoutingHook`) or else the allow-set provider, timed by `RoutingTimer`.
+
+    Every boundary flag comes from a run: `approval_preserved` from calling each approval-gated
+    tool of `APPROVAL_CASES` (each must pause, then be rejected without running),
+    `input_guardrail_preserved` from calls carrying the trip value to a read-only tool and to
+    each approval-gated one (each must be blocked, after the approval if the framework asks for
+    it first); none may run a tool body, and `tool_body_calls` counts the fixture's call log.
+    `output_guardrail_preserved` needs a tool to run: one read-only call on a second agent over
+    its own fixture server must run once with the output guardrail seeing its result (the
+    report's `boundary.did` says so); a driver declaring `capabilities.output_guardrails=False`
+    is not asked and gets `false`. `adapter` and `framework` default to the driver's `name`.
     """
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="schemarouter-validation-") as tmp:
+            return await driver_evidence(
+                driver,
+                Path(tmp),
+                config=config,
+                adapter=adapter,
+                framework=framework,
+                framework_version=framework_version,
+            )
     call_log = workdir / "validation-calls.jsonl"
     command, args = stdio_command(call_log)
-    router = await SchemaRouter.from_stdio(command, args, name="fixture")
-    visibility = Visibility(router, k=3)
-    visibility.allow_set("warm up")  # one-off index build, kept out of per-request timing
-    catalog = {cap.name: cap for cap in router.catalog}
+    router = await SchemaRouter.from_stdio(command, args, name=SOURCE)
+    catalog = router.catalog
+    visibility = config.visibility(router) if config is not None else Visibility(router, k=3)
+    visibility.allow_set("warm up")  # one-off index build and lazy tables, kept out of per-request timing
     timer = RoutingTimer()
+    tally = _Tally()
+    requests = [(c.query, c) for c in SUPPORTED_CASES] + [(q, None) for q in UNSUPPORTED_QUERIES]
     cases: list[EvidenceCase] = []
-    identical = checked = 0
-    requests = [(c.query, c.required_tools) for c in SUPPORTED_CASES] + [(q, ()) for q in UNSUPPORTED_QUERIES]
     built = await _settle(driver.build(_scenario(visibility, call_log)))
     try:
-        for query, required in requests:
-            latency = timer.measure(visibility.allow_set, lambda query=query: query)
-            allow = visibility.allow_set(query)
-            offered = await _settle(driver.offered_tools(built, RunRequest(query)))
-            for tool in offered.tools:
-                cap = catalog.get(tool.name)
-                checked += 1
-                identical += cap is not None and canonical_json(tool.input_schema) == canonical_json(
-                    cap.input_schema
-                )
-            cases.append(
-                EvidenceCase(
-                    query=query,
-                    kind="supported" if required else "unsupported",
-                    required_tools=tuple(required),
-                    allow_set=allow.names,
-                    offered_tools=offered.names,
-                    no_route=allow.no_route,
-                    offered_schema_bytes=sum(catalog[n].schema_bytes for n in offered.names if n in catalog),
-                    routing_latency_ms=latency,
-                    passed=set(required) <= set(offered.names) if required else not offered.names,
-                )
-            )
-        approvals_kept = await _approvals_kept(driver, built)
+        for query, case in requests:
+            cases.append(await _case(driver, built, visibility, catalog, timer, tally, query, case))
+        approvals_kept = await _approvals_kept(driver, built, call_log)
         input_kept = await _input_guardrail_kept(driver, built)
     finally:
         await _settle(driver.close(built))
@@ -155,27 +260,51 @@ async def validate_driver(
     boundary = BoundaryStatement()
     if driver.capabilities.output_guardrails:
         boundary = BoundaryStatement(did=(*boundary.did, OUTPUT_GUARDRAIL_CHECK))
-    report = EvidenceReport(
+    return EvidenceReport(
         adapter=adapter or driver.name,
         framework=framework or driver.name,
         framework_version=framework_version,
         schemarouter_version=schemarouter.__version__,
         discovered_tool_count=len(catalog),
-        shortlisted_tool_count_max=max(len(c.offered_tools) for c in cases),
-        full_schema_bytes=sum(cap.schema_bytes for cap in catalog.values()),
-        filtered_schema_bytes_mean=round(sum(c.offered_schema_bytes for c in supported) / len(supported), 2),
-        required_tool_recall=sum(c.passed for c in supported) / len(supported),
-        unsupported_query_rejection=sum(c.passed for c in unsupported) / len(unsupported),
-        shortlist_task_success=sum(c.passed for c in supported) / len(supported),
+        shortlisted_tool_count_max=max((len(c.offered_tools) for c in cases), default=0),
+        full_schema_bytes=catalog.total_schema_bytes(),
+        filtered_schema_bytes_mean=round(
+            sum(c.offered_schema_bytes for c in supported) / max(len(supported), 1), 2
+        ),
+        required_tool_recall=_ratio(tally.found, tally.required),
+        unsupported_query_rejection=_ratio(sum(c.passed for c in unsupported), len(unsupported)),
+        shortlist_task_success=_ratio(tally.tasks, len(supported)),
         routing_latency=timer.summary(),
-        schema_fidelity_checked=checked,
-        schema_fidelity_identical=identical,
+        schema_fidelity_checked=tally.checked,
+        schema_fidelity_identical=tally.identical,
         approval_preserved=approvals_kept,
         input_guardrail_preserved=input_kept,
         output_guardrail_preserved=output_kept,
         tool_body_calls=len(read_call_log(call_log)),
         cases=tuple(cases),
         boundary=boundary,
+    )
+
+
+async def validate_driver(
+    driver: AdapterDriver,
+    workdir: Path,
+    *,
+    config: RoutingConfig | None = None,
+    adapter: str | None = None,
+    framework: str | None = None,
+    framework_version: str = "unknown",
+) -> Path:
+    """Validate the adapter `driver` drives (`driver_evidence`, call logs in `workdir`); write the
+    evidence report as `workdir / "artifacts" / "external-validation-<adapter>.json"` and return
+    its path."""
+    report = await driver_evidence(
+        driver,
+        workdir,
+        config=config,
+        adapter=adapter,
+        framework=framework,
+        framework_version=framework_version,
     )
     name = (adapter or driver.name).replace("/", "_")
     return report.write(workdir / "artifacts" / f"external-validation-{name}.json")
