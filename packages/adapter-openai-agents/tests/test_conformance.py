@@ -27,8 +27,9 @@ class TestToolFilterCachedToolList(suite.AdapterConformanceSuite):
     """One cached tool list shared by every run (`cache_tools_list=True`): filtering stays per run.
 
     The SDK caches the tool list the same way for every transport, so this class runs over
-    streamable HTTP only (a stdio scenario spawns a server per test); the cached list over
-    stdio is what `python -m schemarouter_openai_agents.validate` uses (standard test 11).
+    streamable HTTP only (a stdio scenario spawns a server per test); over stdio the cached
+    list is what this class's evidence test (standard test 11, which validates with this
+    driver) and `python -m schemarouter_openai_agents.validate` use.
     """
 
     driver_factory = OpenAIAgentsDriver

@@ -24,12 +24,13 @@ from schemarouter_conformance import (
     DriverCapabilities,
     OfferedTool,
     OfferedTools,
+    RoutingHook,
     RunRequest,
     Scenario,
     read_call_log,
 )
 
-from ._probe import GuardrailProbe, run_config
+from ._harness import GuardrailProbe, run_config
 from ._request import RouteRequest
 from ._router import OpenAIAgentsRouter
 
@@ -191,11 +192,17 @@ class OpenAIAgentsDriver:
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
         return await agent.agent.get_all_tools(RunContextWrapper(context=_context(request)))
 
+    def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
+        """The router's decision for a run (`outcome`), on a fresh `RunContextWrapper` each time."""
+        return RoutingHook(agent.router.outcome, lambda: RunContextWrapper(context=_context(request)))
+
     async def validate(self, workdir: Path) -> Path:
+        """`python -m schemarouter_openai_agents.validate` with this driver; the artifact goes to
+        `workdir / "artifacts"`."""
         from .validate import ARTIFACT_NAME, run_validation
 
         artifacts = Path(workdir) / "artifacts"
-        await run_validation(artifacts_dir=artifacts)
+        await run_validation(artifacts_dir=artifacts, driver=self)
         return artifacts / ARTIFACT_NAME
 
     async def close(self, agent: BuiltAgent) -> None:

@@ -1,9 +1,11 @@
 """External validation: `python -m schemarouter_openai_agents.validate`.
 
-Starts the bundled fixture MCP server over stdio with the current interpreter, routes the
-shared scenarios through the real Agents SDK with its offline `ScriptedModel`, and writes
-`./artifacts/external-validation-openai-agents.json` (a `schemarouter.evidence.EvidenceReport`) in
-the current directory. Exits non-zero when recall or unsupported-query rejection is below
+Runs the shared validation (`schemarouter_conformance.driver_evidence`) through this adapter's
+conformance driver: the bundled fixture MCP server over stdio, started with the current
+interpreter, reached through `MCPServerStdio` with a cached tool list and the router as its
+`tool_filter`; the SDK's own `require_approval` and tool guardrails; the offline `ScriptedModel`.
+Writes `./artifacts/external-validation-openai-agents.json` (a `schemarouter.evidence.EvidenceReport`)
+in the current directory. Exits non-zero when recall or unsupported-query rejection is below
 1.0, when any tool body ran, or when an approval or guardrail was not preserved. No hosted
 model, no API key, no network beyond the local subprocess.
 """
@@ -11,12 +13,42 @@ model, no API key, no network beyond the local subprocess.
 from __future__ import annotations
 
 import sys
+import warnings
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
 
-from schemarouter.evidence import validation_command
+from schemarouter import RoutingConfig
+from schemarouter.evidence import EvidenceReport, validation_command
+from schemarouter_conformance import driver_evidence
 
-from ._validation import ARTIFACT_NAME, failed_checks, run_validation
+from .testing import OpenAIAgentsDriver
 
-__all__ = ["ARTIFACT_NAME", "failed_checks", "main", "run_validation"]
+__all__ = ["ARTIFACT_NAME", "main", "run_validation"]
+
+ARTIFACT_NAME = "external-validation-openai-agents.json"
+
+
+async def run_validation(
+    config: RoutingConfig | None = None,
+    *,
+    artifacts_dir: str | Path = "artifacts",
+    driver: OpenAIAgentsDriver | None = None,
+) -> EvidenceReport:
+    """Validate with `config` (default `RoutingConfig()`), write `<artifacts_dir>/ARTIFACT_NAME` and
+    return the report. `driver` defaults to `OpenAIAgentsDriver(cache_tools_list=True)`.
+
+    This is also the `schemarouter.adapters` entry point `schemarouter demo` calls.
+    """
+    report = await driver_evidence(
+        driver or OpenAIAgentsDriver(cache_tools_list=True),
+        config=config or RoutingConfig(),
+        adapter="schemarouter-openai-agents",
+        framework="openai-agents",
+        framework_version=version("openai-agents"),
+    )
+    report.write(Path(artifacts_dir) / ARTIFACT_NAME)
+    return report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +61,18 @@ def main(argv: list[str] | None = None) -> int:
         artifact_name=ARTIFACT_NAME,
         argv=argv,
     )
+
+
+def __getattr__(name: str) -> Any:
+    if name != "failed_checks":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{__name__}.failed_checks(report) is deprecated: call report.failures() "
+        "(the old name works until schemarouter-openai-agents 0.2)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return EvidenceReport.failures
 
 
 if __name__ == "__main__":

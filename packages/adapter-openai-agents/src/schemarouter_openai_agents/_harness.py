@@ -1,4 +1,6 @@
-"""Offline run settings and a recording pair of SDK tool guardrails (used by validation and tests)."""
+"""The offline parts of a scripted Agents SDK run, for the conformance driver and tests:
+run settings without tracing, and a recording pair of SDK tool guardrails.
+"""
 
 from __future__ import annotations
 
