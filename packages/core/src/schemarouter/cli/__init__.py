@@ -1,6 +1,6 @@
 """The `schemarouter` command line. Exit codes: 0 ok, 1 runtime failure, 2 misuse.
 
-Subcommands: `catalog`, `route`, `calibrate`, `demo`; each in its own `_<name>_cmd` module.
+Subcommands: `catalog`, `route`, `calibrate`, `demo`, `snapshot`; each in its own `_<name>_cmd` module.
 `-v` / `--verbose` (before or after the subcommand) prints what SchemaRouter's loggers say at
 INFO on stderr, `-vv` at DEBUG; without it only their warnings are printed.
 
@@ -21,12 +21,12 @@ from typing import Any
 
 from .. import __version__
 from ..errors import SchemaRouterError, UserError
-from . import _calibrate_cmd, _catalog_cmd, _demo_cmd, _route_cmd
+from . import _calibrate_cmd, _catalog_cmd, _demo_cmd, _route_cmd, _snapshot_cmd
 from ._common import add_verbose_argument, printable, stderr
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (_catalog_cmd, _demo_cmd, _route_cmd, _calibrate_cmd)
+_COMMANDS = (_catalog_cmd, _demo_cmd, _route_cmd, _calibrate_cmd, _snapshot_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:
