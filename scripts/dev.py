@@ -1,13 +1,15 @@
-"""One entry point for the dev environment: `python scripts/dev.py demo|test|lint|wheels|core-only`.
+"""One entry point for the dev environment:
+`python scripts/dev.py demo|test|test-quick|lint|wheels|core-only|wheel-check`.
 
 Needs only Python >= 3.11 and pip. The first run creates `.venv` with every workspace
 member installed editable (uv is used as the installer, itself installed with pip);
-later runs reinstall only when a pyproject.toml changed. The clean environments of
-`core-only` and `wheel-check` are made with that same uv, from wheels built once per
-source state (`dist/`).
+later runs reinstall only when a pyproject.toml changed. Each step that takes a while says
+so on one line (`dev.py: ...`) before it starts. The clean environments of `core-only` and
+`wheel-check` are made with that same uv, from wheels built once per source state (`dist/`).
 
 Tests run on pytest-xdist workers (`-n auto`, one per core) unless the arguments choose
-otherwise (`-n 0` runs them in one process).
+otherwise (`-n 0` runs them in one process). `test-quick` runs core's tests that are not
+marked slow: the edit-test loop; `test` runs everything, as CI does.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import tomllib
 import venv
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +34,11 @@ MEMBERS = [
     "packages/adapter-langchain",
 ]
 FRAMEWORK_MODULES = ("agents", "pydantic_ai", "langchain", "langchain_core", "langgraph")
+
+
+def say(message: str) -> None:
+    """One line about what is starting and how long it may take, so no wait is silent."""
+    print(f"dev.py: {message}", flush=True)
 
 
 def _bin(venv_dir: Path, name: str) -> Path:
@@ -58,9 +66,12 @@ def _dev_group() -> list[str]:
 def _make_venv(venv_dir: Path) -> Path:
     """A venv with uv inside it; returns the uv executable."""
     if not _bin(venv_dir, "python").exists():
+        version = ".".join(str(part) for part in sys.version_info[:3])
+        say(f"creating {venv_dir.name} with Python {version} (a few seconds)")
         venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
     uv = _bin(venv_dir, "uv")
     if not uv.exists():
+        say(f"installing the installer (uv) into {venv_dir.name} with pip")
         if (
             subprocess.call(
                 [str(_bin(venv_dir, "python")), "-m", "pip", "--version"], stdout=subprocess.DEVNULL
@@ -87,6 +98,7 @@ def _uv_install(uv: Path, venv_dir: Path, *specs: str | Path) -> None:
 def _clean_venv(target: Path) -> Path:
     """A new, empty venv at `target` (made by the dev venv's uv, no pip inside); returns that uv."""
     uv = _make_venv(VENV)
+    say(f"creating the clean environment {target.name}")
     shutil.rmtree(target, ignore_errors=True)
     _check(uv, "venv", "--quiet", "--python", sys.executable, target)
     return uv
@@ -104,12 +116,22 @@ def ensure_dev_env() -> Path:
     python = _bin(VENV, "python")
     if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
         return python
+    first_run = not python.exists()
+    if not first_run:
+        say("a pyproject.toml changed since .venv was set up: updating .venv")
     uv = _make_venv(VENV)
     editable: list[str] = []
     for member in MEMBERS:
         editable += ["-e", str(ROOT / member)]
-    _uv_install(uv, VENV, *editable, *_dev_group())
+    tools = _dev_group()
+    when = "first run: a minute or two" if first_run else "usually a few seconds"
+    say(
+        f"installing {len(MEMBERS)} workspace packages (editable) and {len(tools)} dev tools, "
+        f"with their dependencies ({when})"
+    )
+    _uv_install(uv, VENV, *editable, *tools)
     stamp_file.write_text(stamp)
+    say(".venv is ready; later runs reuse it")
     return python
 
 
@@ -140,6 +162,16 @@ def cmd_test(args: list[str]) -> int:
     return _pytest(python, args)
 
 
+QUICK_TESTS = ("packages/core/tests", "-m", "not slow")
+"""The edit-test loop: core's tests that start no server process (`slow` marks those).
+About a minute of CPU; the whole suite (`test`) takes 10 to 15 minutes on two cores."""
+
+
+def cmd_test_quick(args: list[str]) -> int:
+    python = ensure_dev_env()
+    return _pytest(python, [*QUICK_TESTS, *args])
+
+
 def cmd_demo(args: list[str]) -> int:
     ensure_dev_env()
     return _run(_bin(VENV, "schemarouter"), "demo", *args)
@@ -156,11 +188,16 @@ def cmd_lint(_args: list[str]) -> int:
 
 
 def _sources_digest() -> str:
-    """A digest of what goes into the wheels: each member's pyproject, README and src tree."""
+    """A digest of what goes into the wheels: each member's pyproject, README, LICENSE and src tree."""
     digest = hashlib.sha256()
     for member in MEMBERS:
         base = ROOT / member
-        files = [base / "pyproject.toml", base / "README.md", *sorted((base / "src").rglob("*"))]
+        files = [
+            base / "pyproject.toml",
+            base / "README.md",
+            base / "LICENSE",
+            *sorted((base / "src").rglob("*")),
+        ]
         for path in files:
             if path.is_file() and "__pycache__" not in path.parts:
                 digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
@@ -178,10 +215,33 @@ def build_wheels(out: Path) -> list[Path]:
     uv = _make_venv(VENV)
     if out.exists():
         shutil.rmtree(out)
+    say(f"building {len(MEMBERS)} wheels into {out.name}/ (a few seconds each)")
     for member in MEMBERS:
         _check(uv, "build", "--wheel", "--quiet", "--out-dir", out, ROOT / member)
+    wheels = sorted(out.glob("*.whl"))
+    problems = [problem for wheel in wheels for problem in wheel_problems(wheel)]
+    if problems:
+        print("\n".join(["the built wheels are incomplete:", *problems]), file=sys.stderr, flush=True)
+        sys.exit(1)
     stamp_file.write_text(digest)
-    return sorted(out.glob("*.whl"))
+    return wheels
+
+
+def wheel_problems(wheel: Path) -> list[str]:
+    """What a wheel of ours lacks: the `py.typed` marker in each top-level package (every
+    package is typed; pyright is strict on core) and the licence file in `.dist-info/licenses/`."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    packages = sorted({name.split("/", 1)[0] for name in names if name.endswith("/__init__.py")})
+    packages = [package for package in packages if not package.endswith(".dist-info")]
+    problems = [
+        f"{wheel.name}: no {package}/py.typed" for package in packages if f"{package}/py.typed" not in names
+    ]
+    if not packages:
+        problems.append(f"{wheel.name}: no package inside")
+    if not any(".dist-info/licenses/LICENSE" in name for name in names):
+        problems.append(f"{wheel.name}: no LICENSE in its .dist-info/licenses/")
+    return problems
 
 
 def cmd_wheels(_args: list[str]) -> int:
@@ -264,6 +324,7 @@ def cmd_wheel_check(args: list[str]) -> int:
 
 COMMANDS = {
     "test": cmd_test,
+    "test-quick": cmd_test_quick,
     "demo": cmd_demo,
     "lint": cmd_lint,
     "wheels": cmd_wheels,
