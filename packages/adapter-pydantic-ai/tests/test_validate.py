@@ -1,19 +1,37 @@
-"""The validation's pass/fail gate (the artifact itself is checked by the conformance suite).
-
-The bar itself (`EvidenceReport.failures()`) is tested in core; here, that `failures` applies it.
-"""
+"""`python -m schemarouter_pydantic_ai.validate`, run from an arbitrary directory."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schemarouter.evidence import missing_evidence_fields
 from schemarouter.testing import passing_evidence_report
-from schemarouter_pydantic_ai.validate import failures
+from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
+from schemarouter_pydantic_ai import validate
 
 
-def test_a_clean_report_passes() -> None:
-    assert failures(passing_evidence_report()) == []
+@pytest.mark.slow
+def test_validation_command_writes_a_passing_artifact(tmp_path: Path) -> None:
+    """Exit code 0 means the report meets the acceptance bar (`EvidenceReport.failures()`)."""
+    command = [sys.executable, "-m", "schemarouter_pydantic_ai.validate"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads((tmp_path / "artifacts" / validate.ARTIFACT_NAME).read_text(encoding="utf-8"))
+    assert missing_evidence_fields(data) == []
+    assert (data["adapter"], data["framework"]) == ("schemarouter-pydantic-ai", "pydantic-ai")
+    assert len(data["cases"]) == len(SUPPORTED_CASES) + len(UNSUPPORTED_QUERIES)
 
 
-def test_a_shortfall_fails_with_the_core_bar() -> None:
+def test_the_old_names_still_work() -> None:
     report = passing_evidence_report(unsupported_query_rejection=0.75, input_guardrail_preserved=False)
+    with pytest.deprecated_call(match=r"report\.failures\(\)"):
+        failures = validate.failures
     assert failures(report) == report.failures()
     assert len(failures(report)) == 2
+    with pytest.deprecated_call(match="ARTIFACT_NAME"):
+        assert Path("artifacts") / validate.ARTIFACT_NAME == validate.ARTIFACT

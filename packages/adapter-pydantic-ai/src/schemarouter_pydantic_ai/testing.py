@@ -8,34 +8,32 @@ through `.approval_required()`, guardrails as `Hooks` (`before_tool_execute` /
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
-import subprocess
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, RunContext
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.messages import ModelMessage
-from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDenied
+from pydantic_ai.models.test import TestModel
+from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition, ToolDenied
+from pydantic_ai.usage import RunUsage
 
 from schemarouter_conformance import (
     CallReport,
     DriverCapabilities,
     OfferedTool,
     OfferedTools,
+    RoutingHook,
     RunRequest,
     Scenario,
     read_call_log,
 )
 
-from ._router import PydanticAIRouter
-from ._scripted import (
+from ._harness import (
     Layout,
     RunDeps,
     ScriptedTurn,
@@ -43,7 +41,9 @@ from ._scripted import (
     call_turn,
     find_call_result,
     fixture_toolset,
+    offer_turn,
 )
+from ._router import PydanticAIRouter
 from .errors import RoutingUnavailableError
 
 __all__ = ["BuiltAgent", "PydanticAIDriver"]
@@ -128,16 +128,15 @@ class PydanticAIDriver:
         return BuiltAgent(agent, toolset, router, scenario)
 
     async def offered_tools(self, agent: BuiltAgent, request: RunRequest) -> OfferedTools:
-        turn = ScriptedTurn()
+        offered: list[ToolDefinition] = []
         failure: str | None = None
         with _captured_failures() as captured:
             try:
-                await agent.agent.run("route this request", deps=_deps(request), model=turn.model())
+                offered = await offer_turn(agent.agent, _deps(request))
             except RoutingUnavailableError as exc:
                 failure = str(exc)
         if failure is None and captured.messages:
             failure = captured.messages[0]
-        offered = turn.offered[0] if turn.offered else []
         tools = tuple(OfferedTool(d.name, d.parameters_json_schema) for d in offered)
         return OfferedTools(tools, failure)
 
@@ -213,16 +212,24 @@ class PydanticAIDriver:
         )
 
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
-        turn = ScriptedTurn()
-        await agent.agent.run("route this request", deps=_deps(request), model=turn.model())
-        return turn.offered[0] if turn.offered else []
+        return await offer_turn(agent.agent, _deps(request))
+
+    def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
+        """The router's allow-set for a run step, on a fresh `RunContext` each time (no run id:
+        nothing the router memoises per run step is reused; the model is never called)."""
+        model = TestModel()
+        return RoutingHook(
+            agent.router.allow_set, lambda: RunContext(deps=_deps(request), model=model, usage=RunUsage())
+        )
 
     async def validate(self, workdir: Path) -> Path:
-        command = [sys.executable, "-m", "schemarouter_pydantic_ai.validate"]
-        await asyncio.to_thread(
-            subprocess.run, command, cwd=workdir, env=dict(os.environ), check=False, timeout=300
-        )
-        return Path(workdir) / "artifacts" / "external-validation-pydantic-ai.json"
+        """`python -m schemarouter_pydantic_ai.validate` with this driver (and its layout); the
+        artifact goes to `workdir / "artifacts"`."""
+        from .validate import ARTIFACT_NAME, run_validation
+
+        artifacts = Path(workdir) / "artifacts"
+        await run_validation(artifacts_dir=artifacts, driver=self)
+        return artifacts / ARTIFACT_NAME
 
     async def close(self, agent: BuiltAgent) -> None:
         await agent.toolset.__aexit__(None, None, None)

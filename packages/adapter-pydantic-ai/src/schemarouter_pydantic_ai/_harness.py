@@ -1,4 +1,4 @@
-"""Building blocks shared by the conformance driver and the external validation.
+"""The offline parts of a scripted PydanticAI run, for the conformance driver and tests.
 
 An agent over the fixture MCP server with PydanticAI's own approval (`.approval_required()`)
 and hooks (`before_tool_execute` / `after_tool_execute`), run with `FunctionModel` scripts.
@@ -158,12 +158,12 @@ class ScriptedTurn:
 
 
 async def offer_turn(
-    agent: Agent[RunDeps, str | DeferredToolRequests], deps: RunDeps, **run_kwargs: Any
+    agent: Agent[RunDeps, str | DeferredToolRequests], deps: RunDeps
 ) -> list[ToolDefinition]:
     """Run one turn with a model that calls nothing; return the tool definitions it was offered."""
     turn = ScriptedTurn()
-    await agent.run("route this request", deps=deps, model=turn.model(), **run_kwargs)
-    return turn.offered[0]
+    await agent.run("route this request", deps=deps, model=turn.model())
+    return turn.offered[0] if turn.offered else []
 
 
 async def call_turn(
@@ -171,11 +171,10 @@ async def call_turn(
     deps: RunDeps,
     tool: str,
     arguments: Mapping[str, Any],
-    **run_kwargs: Any,
 ) -> tuple[ScriptedTurn, Any]:
     """Run one turn whose model calls `tool`; return the script and the run result."""
     turn = ScriptedTurn(tool, arguments)
-    result = await agent.run("call a tool", deps=deps, model=turn.model(), **run_kwargs)
+    result = await agent.run("call a tool", deps=deps, model=turn.model())
     return turn, result
 
 
