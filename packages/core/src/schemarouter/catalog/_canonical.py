@@ -16,6 +16,8 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=
 
 def canonical_json(value: Any) -> str:
     """Compact, sorted-key JSON; non-ASCII kept as UTF-8; NaN and Infinity rejected."""
+    if value is None:  # absent optional fields: the encoder would set up its machinery for it
+        return "null"
     return _ENCODER.encode(value)
 
 
