@@ -1,6 +1,6 @@
 """The shared SchemaRouter conformance suite, against real LangChain (`create_agent`).
 
-The driver (`schemarouter_langchain.conformance.LangChainDriver`) builds each scenario with
+The driver (`schemarouter_langchain.testing.LangChainDriver`) builds each scenario with
 `LangChainRouter` first, `HumanInTheLoopMiddleware` for the approval-gated tools (resumed
 with `Command(resume=...)`), `wrap_tool_call` input and output guardrails, and a scripted
 chat model that supports `bind_tools`.
@@ -9,7 +9,7 @@ chat model that supports `bind_tools`.
 from __future__ import annotations
 
 from schemarouter_conformance.suite import AdapterConformanceSuite
-from schemarouter_langchain.conformance import LangChainDriver
+from schemarouter_langchain.testing import LangChainDriver
 
 
 class TestLangChainConformance(AdapterConformanceSuite):

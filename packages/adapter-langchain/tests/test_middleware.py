@@ -18,7 +18,7 @@ from langgraph.types import Command
 from schemarouter import AllowSet, RoutingError, UserError, Visibility
 from schemarouter.testing import RaisingVisibility
 from schemarouter_langchain import LOGGER_NAME, LangChainRouter, RouteRequest, refusal_of, routed_model
-from schemarouter_langchain._routing import TurnRouter
+from schemarouter_langchain._turn import TurnRouter
 from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
 
 WEATHER = "what is the weather forecast for Paris this week"

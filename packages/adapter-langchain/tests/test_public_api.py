@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
+
+import pytest
 
 import schemarouter_langchain
 
@@ -21,5 +24,12 @@ def test_every_name_resolves() -> None:
 
 
 def test_public_modules_import() -> None:
-    for module in ("testing", "conformance", "validate", "errors"):
+    for module in ("testing", "validate", "errors"):
         importlib.import_module(f"schemarouter_langchain.{module}")
+
+
+def test_the_old_driver_module_still_imports_with_a_warning() -> None:
+    sys.modules.pop("schemarouter_langchain.conformance", None)
+    with pytest.deprecated_call(match="moved to schemarouter_langchain.testing"):
+        old = importlib.import_module("schemarouter_langchain.conformance")
+    assert old.LangChainDriver is importlib.import_module("schemarouter_langchain.testing").LangChainDriver

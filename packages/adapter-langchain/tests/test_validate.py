@@ -1,4 +1,4 @@
-"""`python -m schemarouter_langchain.validate` writes the evidence report, from any directory."""
+"""`python -m schemarouter_langchain.validate`, run from an arbitrary directory."""
 
 from __future__ import annotations
 
@@ -7,34 +7,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from schemarouter.evidence import missing_evidence_fields
+from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
+from schemarouter_langchain import validate
 
 
-def test_validation_writes_a_passing_artifact(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "schemarouter_langchain.validate"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+@pytest.mark.slow
+def test_validation_command_writes_a_passing_artifact(tmp_path: Path) -> None:
+    """Exit code 0 means the report meets the acceptance bar (`EvidenceReport.failures()`)."""
+    command = [sys.executable, "-m", "schemarouter_langchain.validate"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    data = json.loads(
-        (tmp_path / "artifacts" / "external-validation-langchain.json").read_text(encoding="utf-8")
-    )
+    data = json.loads((tmp_path / "artifacts" / validate.ARTIFACT_NAME).read_text(encoding="utf-8"))
     assert missing_evidence_fields(data) == []
-    assert data["framework"] == "langchain"
-    assert data["required_tool_recall"] == 1.0
-    assert data["unsupported_query_rejection"] == 1.0
-    assert data["tool_body_calls"] == 0
-    assert data["approval_preserved"]
-    assert data["input_guardrail_preserved"]
-    assert data["output_guardrail_preserved"]
-    assert data["schema_fidelity_checked"] > 0
-    assert data["schema_fidelity_identical"] == data["schema_fidelity_checked"]
-    assert data["full_schema_bytes"] > data["filtered_schema_bytes_mean"] > 0
-    assert data["boundary"]["schemarouter_executed_tools"] is False
-    supported = [c for c in data["cases"] if c["kind"] == "supported"]
-    assert supported
-    assert all(set(c["required_tools"]) <= set(c["offered_tools"]) for c in supported)
-    assert all(c["offered_tools"] == [] for c in data["cases"] if c["kind"] == "unsupported")
+    assert (data["adapter"], data["framework"]) == ("schemarouter-langchain", "langchain")
+    assert len(data["cases"]) == len(SUPPORTED_CASES) + len(UNSUPPORTED_QUERIES)

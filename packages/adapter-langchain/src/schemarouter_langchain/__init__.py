@@ -8,12 +8,12 @@ is offered to the per-request allow-set and refuses calls to any other tool.
 from __future__ import annotations
 
 from ._mcp_tools import McpToolkit
-from ._middleware import LangChainRouter
 from ._mirror import ANNOTATIONS_METADATA_KEY, catalog_from_tools, tool_input_schema, tool_spec
 from ._refusal import REFUSAL_KEY, RefusalReason, refusal_message, refusal_of
 from ._request import RequestFrom, RouteRequest, coerce_request, default_request_from, last_human_text
-from ._routing import LOGGER_NAME, OnFailure, TurnRouting
+from ._router import LangChainRouter
 from ._runnable import routed_model
+from ._turn import LOGGER_NAME, OnFailure, TurnRouting
 from .errors import MissingRequestError, ToolConversionError
 
 __version__ = "0.1.0"

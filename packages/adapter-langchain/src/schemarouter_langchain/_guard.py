@@ -23,7 +23,7 @@ from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.tracers.context import register_configure_hook
 
 from ._refusal import refusal_message
-from ._routing import LOGGER_NAME
+from ._turn import LOGGER_NAME
 
 __all__ = ["ExecutionGuard", "RefusedExecution", "guarded", "aguarded"]
 

@@ -15,7 +15,7 @@ from schemarouter import AllowSetProvider
 
 from ._checks import route_of
 from ._request import RequestFrom
-from ._routing import OnFailure, TurnRouter, TurnRouting
+from ._turn import OnFailure, TurnRouter, TurnRouting
 
 __all__ = ["routed_model"]
 

@@ -1,139 +1,17 @@
-"""`LangChainDriver`: the conformance-suite driver for this adapter.
-
-    from schemarouter_conformance.suite import AdapterConformanceSuite
-    from schemarouter_langchain.conformance import LangChainDriver
-
-    class TestLangChain(AdapterConformanceSuite):
-        driver_factory = LangChainDriver
-
-Each scenario becomes one `create_agent` agent over the fixture MCP server's tools
-(`McpToolkit`), with `LangChainRouter` first, `HumanInTheLoopMiddleware` for the tools that
-need approval (resumed with `Command(resume=...)`), and `wrap_tool_call` input and output
-guardrail middleware, driven by `ScriptedChatModel`.
-"""
+"""Deprecated: the conformance driver moved to `schemarouter_langchain.testing`, where every
+bundled adapter keeps its driver. This module re-exports it until schemarouter-langchain 0.2."""
 
 from __future__ import annotations
 
-import asyncio
-import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+import warnings
 
-from schemarouter import McpSource
-from schemarouter_conformance import (
-    CallReport,
-    DriverCapabilities,
-    OfferedTool,
-    OfferedTools,
-    RunRequest,
-    Scenario,
-)
-
-from ._harness import GUARDRAIL_BLOCK_KEY, ScenarioAgent, Turn
-from ._mcp_tools import McpToolkit
-from ._refusal import refusal_of
-from .testing import offered_names
+from .testing import LangChainDriver
 
 __all__ = ["LangChainDriver"]
 
-
-@dataclass
-class _Built:
-    toolkit: McpToolkit
-    harness: ScenarioAgent
-
-
-def _source(scenario: Scenario) -> McpSource:
-    fixture = scenario.source
-    if fixture.transport == "http":
-        assert fixture.url is not None
-        return McpSource.http(fixture.url, name=fixture.source_name)
-    assert fixture.command is not None
-    return McpSource.stdio(fixture.command, fixture.args, env=fixture.env, name=fixture.source_name)
-
-
-def _report(built: _Built, turn: Turn, tool: str) -> CallReport:
-    if turn.interrupts:
-        return CallReport(
-            tool, "awaiting_approval", pending=turn, detail="interrupted by HumanInTheLoopMiddleware"
-        )
-    message = turn.tool_message()
-    seen = built.harness.output_seen(message)
-    if message is None:
-        return CallReport(tool, "error", detail="the run produced no result for the tool call")
-    artifact: Any = message.artifact
-    refusal = refusal_of(message)
-    if refusal is not None:
-        return CallReport(tool, "refused_hidden", output=message.text, detail=str(refusal.get("reason")))
-    if isinstance(artifact, Mapping) and artifact.get(GUARDRAIL_BLOCK_KEY):  # pyright: ignore[reportUnknownMemberType]
-        return CallReport(
-            tool, "blocked_by_input_guardrail", output=message.text, output_seen_by_guardrail=seen
-        )
-    extra: Mapping[str, Any] = message.additional_kwargs
-    if (
-        extra.get("lc_source") == "hitl_interrupt_decision"
-        and extra.get("lc_data", {}).get("decision") == "reject"
-    ):
-        return CallReport(tool, "rejected", output=message.text, output_seen_by_guardrail=seen)
-    if message.status == "error":
-        return CallReport(
-            tool, "error", output=message.text, output_seen_by_guardrail=seen, detail=message.text
-        )
-    return CallReport(tool, "ran", output=message.text, output_seen_by_guardrail=seen)
-
-
-class LangChainDriver:
-    """Drives `create_agent` + `LangChainRouter` for the shared conformance suite."""
-
-    name = "langchain"
-    capabilities = DriverCapabilities()
-
-    async def build(self, scenario: Scenario) -> _Built:
-        toolkit = await McpToolkit(_source(scenario)).open()
-        harness = ScenarioAgent(
-            scenario.visibility,
-            toolkit.tools,
-            approval_required=scenario.approval_required,
-            guardrail_trip_value=scenario.guardrail_trip_value,
-        )
-        return _Built(toolkit, harness)
-
-    async def offered_tools(self, agent: _Built, request: RunRequest) -> OfferedTools:
-        turn = await agent.harness.run(request.query, request.principal)
-        tools: list[OfferedTool] = []
-        for name, spec in zip(offered_names(turn.offered), turn.offered, strict=False):
-            tools.append(OfferedTool(name, spec["function"].get("parameters") or {}))
-        return OfferedTools(tuple(tools), failure=turn.failure)
-
-    async def call_tool(
-        self, agent: _Built, request: RunRequest, tool: str, arguments: Mapping[str, Any]
-    ) -> CallReport:
-        turn = await agent.harness.run(request.query, request.principal, tool=tool, arguments=arguments)
-        return _report(agent, turn, tool)
-
-    async def resume(
-        self, agent: _Built, request: RunRequest, pending: CallReport, *, approve: bool
-    ) -> CallReport:
-        turn = pending.pending
-        if not isinstance(turn, Turn):
-            raise TypeError("resume needs the CallReport returned for an awaiting_approval call")
-        turn = await agent.harness.resume(turn, approve=approve)
-        return _report(agent, turn, pending.tool)
-
-    async def native_tools(self, agent: _Built, request: RunRequest) -> Sequence[Any]:
-        return agent.harness.visible_tools(request.query, request.principal)
-
-    async def validate(self, workdir: Path) -> Path:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "schemarouter_langchain.validate", cwd=workdir
-        )
-        code = await process.wait()
-        path = workdir / "artifacts" / "external-validation-langchain.json"
-        if code != 0 and not path.exists():
-            raise RuntimeError(f"validation exited with {code} and wrote no artifact")
-        return path
-
-    async def close(self, agent: _Built) -> None:
-        await agent.toolkit.aclose()
+warnings.warn(
+    "schemarouter_langchain.conformance moved to schemarouter_langchain.testing; import "
+    "LangChainDriver from there (the old module works until schemarouter-langchain 0.2)",
+    DeprecationWarning,
+    stacklevel=2,
+)

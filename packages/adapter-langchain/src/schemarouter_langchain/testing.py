@@ -1,100 +1,170 @@
-"""Offline test doubles for LangChain: a chat model that follows a script and supports `bind_tools`.
+"""Offline test doubles and the conformance driver for LangChain.
 
-`ScriptedChatModel` never calls a network. It converts the tools it is bound to into the
-OpenAI function format, keeping each `BaseTool`'s argument schema exactly as the agent
-handed it over (real provider integrations may reformat it), passes them with the
-conversation to a `respond` function, and returns that function's `AIMessage`. It is safe to share
-between concurrent runs: it keeps no per-run state of its own.
+`ScriptedChatModel` is a chat model that follows a script and supports `bind_tools`, with no
+network: `call_then_answer(tool, arguments)` scripts one tool call, then a text answer, and
+`offered_names` reads the tool names it was offered.
+
+`LangChainDriver` is the driver for the shared conformance suite:
+
+    from schemarouter_conformance import AdapterConformanceSuite
+    from schemarouter_langchain.testing import LangChainDriver
+
+    class TestLangChain(AdapterConformanceSuite):
+        driver_factory = LangChainDriver
+
+Each scenario becomes one `create_agent` agent over the fixture MCP server's tools
+(`McpToolkit`), with `LangChainRouter` first, `HumanInTheLoopMiddleware` for the tools that
+need approval (resumed with `Command(resume=...)`), and `wrap_tool_call` input and output
+guardrail middleware, driven by `ScriptedChatModel`.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
-from langchain_core.tools import BaseTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
+from langchain_core.messages import HumanMessage
 
-from ._mirror import tool_input_schema
+from schemarouter import McpSource
+from schemarouter_conformance import (
+    CallReport,
+    DriverCapabilities,
+    OfferedTool,
+    OfferedTools,
+    RoutingHook,
+    RunRequest,
+    Scenario,
+)
 
-__all__ = ["Responder", "ScriptedChatModel", "call_then_answer", "offered_names"]
+from ._harness import (
+    GUARDRAIL_BLOCK_KEY,
+    Responder,
+    ScenarioAgent,
+    ScriptedChatModel,
+    Turn,
+    call_then_answer,
+    offered_names,
+)
+from ._mcp_tools import McpToolkit
+from ._refusal import refusal_of
 
-Responder = Callable[[Sequence[BaseMessage], Sequence[Mapping[str, Any]]], AIMessage]
-"""`(conversation, offered tools in OpenAI format) -> next AIMessage`."""
-
-_call_ids = itertools.count(1)
-
-
-def _offer(tool: Mapping[str, Any] | type | Callable[..., Any] | BaseTool) -> dict[str, Any]:
-    """OpenAI function format; a `BaseTool`'s JSON schema is kept exactly as the agent gave it."""
-    if isinstance(tool, BaseTool):
-        function = {"name": tool.name, "description": tool.description, "parameters": tool_input_schema(tool)}
-        return {"type": "function", "function": function}
-    return convert_to_openai_tool(tool)
-
-
-def offered_names(tools: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    """Tool names from OpenAI-format tool dicts (provider-native dicts without a function name are skipped)."""
-    names: list[str] = []
-    for tool in tools:
-        function = tool.get("function")
-        if isinstance(function, Mapping) and isinstance(function.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
-            names.append(function["name"])  # pyright: ignore[reportUnknownArgumentType]
-    return tuple(names)
+__all__ = [
+    "BuiltAgent",
+    "LangChainDriver",
+    "Responder",
+    "ScriptedChatModel",
+    "call_then_answer",
+    "offered_names",
+]
 
 
-def call_then_answer(
-    tool: str | None, arguments: Mapping[str, Any] | None = None, *, answer: str = "done"
-) -> Responder:
-    """A script: call `tool` with `arguments` once, then answer with text after the tool result.
+@dataclass
+class BuiltAgent:
+    """What `LangChainDriver.build` returns: the scenario's agent and the toolkit it holds open."""
 
-    With `tool=None` it answers at once without calling anything.
-    """
+    toolkit: McpToolkit
+    harness: ScenarioAgent
 
-    def respond(messages: Sequence[BaseMessage], _tools: Sequence[Mapping[str, Any]]) -> AIMessage:
-        if tool is None or any(isinstance(m, ToolMessage) for m in messages):
-            return AIMessage(content=answer)
-        call_id = f"call_{next(_call_ids)}"
-        return AIMessage(
-            content="", tool_calls=[{"name": tool, "args": dict(arguments or {}), "id": call_id}]
+
+def _source(scenario: Scenario) -> McpSource:
+    fixture = scenario.source
+    if fixture.transport == "http":
+        assert fixture.url is not None
+        return McpSource.http(fixture.url, name=fixture.source_name)
+    assert fixture.command is not None
+    return McpSource.stdio(fixture.command, fixture.args, env=fixture.env, name=fixture.source_name)
+
+
+def _report(built: BuiltAgent, turn: Turn, tool: str) -> CallReport:
+    if turn.interrupts:
+        return CallReport(
+            tool, "awaiting_approval", pending=turn, detail="interrupted by HumanInTheLoopMiddleware"
+        )
+    message = turn.tool_message()
+    seen = built.harness.output_seen(message)
+    if message is None:
+        return CallReport(tool, "error", detail="the run produced no result for the tool call")
+    artifact: Any = message.artifact
+    refusal = refusal_of(message)
+    if refusal is not None:
+        return CallReport(tool, "refused_hidden", output=message.text, detail=str(refusal.get("reason")))
+    if isinstance(artifact, Mapping) and artifact.get(GUARDRAIL_BLOCK_KEY):  # pyright: ignore[reportUnknownMemberType]
+        return CallReport(
+            tool, "blocked_by_input_guardrail", output=message.text, output_seen_by_guardrail=seen
+        )
+    extra: Mapping[str, Any] = message.additional_kwargs
+    if (
+        extra.get("lc_source") == "hitl_interrupt_decision"
+        and extra.get("lc_data", {}).get("decision") == "reject"
+    ):
+        return CallReport(tool, "rejected", output=message.text, output_seen_by_guardrail=seen)
+    if message.status == "error":
+        return CallReport(
+            tool, "error", output=message.text, output_seen_by_guardrail=seen, detail=message.text
+        )
+    return CallReport(tool, "ran", output=message.text, output_seen_by_guardrail=seen)
+
+
+class LangChainDriver:
+    """Drives `create_agent` + `LangChainRouter` for the shared conformance suite."""
+
+    name = "langchain"
+    capabilities = DriverCapabilities()
+
+    async def build(self, scenario: Scenario) -> BuiltAgent:
+        toolkit = await McpToolkit(_source(scenario)).open()
+        harness = ScenarioAgent(
+            scenario.visibility,
+            toolkit.tools,
+            approval_required=scenario.approval_required,
+            guardrail_trip_value=scenario.guardrail_trip_value,
+        )
+        return BuiltAgent(toolkit, harness)
+
+    async def offered_tools(self, agent: BuiltAgent, request: RunRequest) -> OfferedTools:
+        turn = await agent.harness.run(request.query, request.principal)
+        tools: list[OfferedTool] = []
+        for name, spec in zip(offered_names(turn.offered), turn.offered, strict=False):
+            tools.append(OfferedTool(name, spec["function"].get("parameters") or {}))
+        return OfferedTools(tuple(tools), failure=turn.failure)
+
+    async def call_tool(
+        self, agent: BuiltAgent, request: RunRequest, tool: str, arguments: Mapping[str, Any]
+    ) -> CallReport:
+        turn = await agent.harness.run(request.query, request.principal, tool=tool, arguments=arguments)
+        return _report(agent, turn, tool)
+
+    async def resume(
+        self, agent: BuiltAgent, request: RunRequest, pending: CallReport, *, approve: bool
+    ) -> CallReport:
+        turn = pending.pending
+        if not isinstance(turn, Turn):
+            raise TypeError("resume needs the CallReport returned for an awaiting_approval call")
+        turn = await agent.harness.resume(turn, approve=approve)
+        return _report(agent, turn, pending.tool)
+
+    async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
+        return agent.harness.visible_tools(request.query, request.principal)
+
+    def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
+        """The router's routing of a turn, for a fresh `runtime.context` each time."""
+        router = agent.harness.router
+        messages = [HumanMessage(content=request.query or "")]
+        return RoutingHook(
+            lambda context: router.routing(context, messages),
+            lambda: {"query": request.query, "principal": request.principal},
         )
 
-    return respond
+    async def validate(self, workdir: Path) -> Path:
+        """`python -m schemarouter_langchain.validate` with this driver; the artifact goes to
+        `workdir / "artifacts"`."""
+        from .validate import ARTIFACT_NAME, run_validation
 
+        artifacts = Path(workdir) / "artifacts"
+        await run_validation(artifacts_dir=artifacts, driver=self)
+        return artifacts / ARTIFACT_NAME
 
-class ScriptedChatModel(BaseChatModel):
-    """A chat model for tests: `respond(messages, offered_tools)` writes every reply."""
-
-    respond: Responder
-    """Called once per model turn with the conversation and the tools bound for that turn."""
-
-    @property
-    def _llm_type(self) -> str:
-        return "schemarouter-scripted"
-
-    def bind_tools(
-        self,
-        tools: Sequence[Mapping[str, Any] | type | Callable[..., Any] | BaseTool],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        formatted = [_offer(t) for t in tools]
-        return self.bind(tools=formatted, tool_choice=tool_choice, **kwargs)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        tools: Sequence[Mapping[str, Any]] = kwargs.get("tools") or ()
-        message = self.respond(list(messages), list(tools))
-        return ChatResult(generations=[ChatGeneration(message=message)])
+    async def close(self, agent: BuiltAgent) -> None:
+        await agent.toolkit.aclose()

@@ -17,7 +17,7 @@ from ._checks import route_of
 from ._guard import ExecutionGuard, aguarded, guarded
 from ._refusal import refusal_message
 from ._request import RequestFrom, messages_of
-from ._routing import OnFailure, TurnRouter, TurnRouting
+from ._turn import OnFailure, TurnRouter, TurnRouting
 
 __all__ = ["LangChainRouter"]
 
