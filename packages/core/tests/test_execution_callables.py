@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 import pytest
 
 from schemarouter import (
-    ExecutionPlan,
     ExecutionPolicy,
     PlanRequest,
     PolicyViolationError,
@@ -176,7 +174,9 @@ async def test_an_unclassified_fallback_is_refused_before_the_classified_primary
     assert tools.calls == []
 
 
-async def test_fallbacks_run_in_order_only_after_a_failure(tools: Tools) -> None:
+async def test_no_fallback_runs_once_a_tool_body_ran(tools: Tools) -> None:
+    """A callable that raised has run (part of) its body: a fallback would be a second side
+    effect for one request. Fallbacks are for calls never sent (test_execution_fallbacks.py)."""
     router = make_router(tools)
     request = PlanRequest("convert currency with the currency feed or the backup rates", CONVERT)
     failing_first = router.plan_executable(
@@ -184,10 +184,18 @@ async def test_fallbacks_run_in_order_only_after_a_failure(tools: Tools) -> None
         route="py:broken_currency_feed",
         fallback_routes=["py:lookup_rates_backup", "py:convert_currency"],
     )
-    result = await execute_selective_plan(router, router.retrieve_executable(request, 5), failing_first)
-    assert result.route == "py:lookup_rates_backup"
-    assert result.fallback_from == ("py:broken_currency_feed",)
-    assert [name for name, _ in tools.calls] == ["broken_currency_feed", "lookup_rates_backup"]
+    with pytest.raises(ToolExecutionError) as info:
+        await execute_selective_plan(router, router.retrieve_executable(request, 5), failing_first)
+    assert info.value.route == "py:broken_currency_feed"
+    assert info.value.__notes__ == [
+        "not tried, as the tool may have run: py:lookup_rates_backup, py:convert_currency"
+    ]
+    assert [name for name, _ in tools.calls] == ["broken_currency_feed"]
+    # The body ran, so the plan is used up.
+    with pytest.raises(PolicyViolationError) as refused:
+        await execute_selective_plan(router, router.retrieve_executable(request, 5), failing_first)
+    assert refused.value.reason == RefusalReason.PLAN_ALREADY_USED
+    assert [name for name, _ in tools.calls] == ["broken_currency_feed"]
 
 
 async def test_when_every_route_fails_the_last_error_is_raised(tools: Tools) -> None:
@@ -246,38 +254,6 @@ async def test_ainvoke_selective_runs_a_routed_request_for_its_principal(tools: 
         config=config,
     )
     assert result.structured == "Paris: sunny for 3 days"
-
-
-async def test_every_call_gets_the_arguments_that_were_checked() -> None:
-    """Bug: a fallback was sent the plan's arguments as they were when it ran, not the ones the
-    gate checked, so a plan changed while the primary call ran reached the fallback unchecked."""
-    plans: list[ExecutionPlan] = []
-    received: list[dict[str, Any]] = []
-    changed = {**CONVERT, "amount": 1_000_000}
-
-    def primary_currency_feed(amount: float, from_currency: str, to_currency: str) -> float:
-        """Convert currency with the primary exchange rate feed."""
-        request = plans[0].request
-        with contextlib.suppress(TypeError):
-            request.arguments["amount"] = 1_000_000  # pyright: ignore[reportIndexIssue, reportOptionalSubscript]
-        object.__setattr__(request, "arguments", PlanRequest("x", changed).arguments)
-        raise ConnectionError("feed unavailable")
-
-    def backup_currency_feed(amount: float, from_currency: str, to_currency: str) -> float:
-        """Convert currency with the backup exchange rate feed."""
-        received.append({"amount": amount, "from_currency": from_currency, "to_currency": to_currency})
-        return amount * 2
-
-    router = SchemaRouter.from_callables([primary_currency_feed, backup_currency_feed], name="py")
-    request = PlanRequest("convert currency with the exchange rate feed", CONVERT)
-    plan = router.plan_executable(
-        request, route="py:primary_currency_feed", fallback_routes=["py:backup_currency_feed"]
-    )
-    plans.append(plan)
-    result = await execute_selective_plan(router, router.retrieve_executable(request, 5), plan)
-    assert result.fallback_from == ("py:primary_currency_feed",)
-    assert received == [CONVERT]
-    assert result.structured == 20
 
 
 # -- preferred_route ----------------------------------------------------------------------------
@@ -353,7 +329,8 @@ async def test_the_boundary_enforces_its_own_k_and_policy_when_given(tools: Tool
     request = PlanRequest("currency conversion", CONVERT)
     shown = router.retrieve_executable(request, 1, policy=strict)
     assert shown.routes == ("py:convert_currency",)
-    plan = router.plan_executable(request, route="py:lookup_rates_backup")
+    # Refusals leave a plan unused: this one is refused six times, then runs twice.
+    plan = router.plan_executable(request, route="py:lookup_rates_backup", uses=2)
     with pytest.raises(PolicyViolationError) as info:
         await execute_selective_plan(router, shown, plan)
     assert info.value.reason == RefusalReason.NO_ROUTE  # below min_score, and beyond k=1

@@ -277,6 +277,48 @@ async def test_arguments_that_break_the_input_schema_are_refused(
     assert_refused(info, RefusalReason.INVALID_ARGUMENTS, served)
 
 
+async def test_an_argument_check_over_its_budget_is_refused(served: Served) -> None:
+    # The router's copy of `add` takes a string checked by a pattern that backtracks; the
+    # check is refused before the live contract is even listed.
+    backtracking = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(a|aa)+$"}}}
+    costly = Catalog(
+        dataclasses.replace(cap, input_schema=backtracking) if cap.name == "add" else cap
+        for cap in served.catalog
+    )
+    router = served.router(costly, schema_check_seconds=0.2)
+    with pytest.raises(PolicyViolationError) as info:
+        await router.ainvoke(PlanRequest("add", {"a": "a" * 41 + "b"}, preferred_route="fixture:add"))
+    assert_refused(info, RefusalReason.ARGUMENTS_CHECK_TOO_COSTLY, served)
+    assert info.value.route == "fixture:add"
+
+
+async def test_a_plan_that_ran_is_refused_the_second_time(served: Served) -> None:
+    router = served.router()
+    plan = router.plan_executable(ADD)
+    assert (await router.ainvoke(ADD)).structured == {"result": 5.0}  # a plan of its own
+    assert (await execute_selective_plan(router, router.retrieve_executable(ADD, 3), plan)).text == "5.0"
+    assert [c["tool"] for c in served.calls()] == ["add", "add"]
+    served.call_log.write_text("", encoding="utf-8")
+    with pytest.raises(PolicyViolationError) as info:
+        await execute_selective_plan(router, router.retrieve_executable(ADD, 3), plan)
+    assert_refused(info, RefusalReason.PLAN_ALREADY_USED, served)
+
+
+async def test_the_same_tool_on_two_sources_is_ambiguous(served: Served) -> None:
+    # A second source serving the very same tools (here the same server under another name).
+    shadow = dataclasses.replace(served.source, name="backup")
+    both = Catalog.merge(
+        served.catalog, Catalog(dataclasses.replace(cap, source="backup") for cap in served.catalog)
+    )
+    router = SchemaRouter(
+        both, sources=[served.source, shadow], policy=ExecutionPolicy(allow_unclassified_remote=True)
+    )
+    with pytest.raises(PolicyViolationError) as info:
+        await ainvoke_selective(router, ADD, k=3)
+    assert_refused(info, RefusalReason.AMBIGUOUS_ROUTE, served)
+    assert "backup:add, fixture:add" in str(info.value)
+
+
 async def test_unclassified_remote_tools_are_denied_by_default(served: Served) -> None:
     router = SchemaRouter(served.catalog, sources=[served.source])
     with pytest.raises(PolicyViolationError) as info:

@@ -31,6 +31,7 @@ from schemarouter import (
     ToolTransportError,
     execute_selective_plan,
 )
+from schemarouter.execution import ToolOutcomeUnknownError
 from schemarouter_conformance import http_mcp_server
 
 pytestmark = pytest.mark.slow
@@ -96,22 +97,19 @@ async def test_a_hung_stdio_call_fails_soon_after_its_timeout_and_the_server_is_
     assert gone(call["pid"])
 
 
-async def test_after_a_hung_call_the_fallback_runs_once_and_nothing_runs_twice(call_log: Path) -> None:
+async def test_after_a_hung_call_no_fallback_runs_and_the_server_is_gone(call_log: Path) -> None:
+    """The hung tool may have done its work: running the fallback too could do it twice."""
     router = await hang_router(call_log, "--ignore-sigterm")
     request = PlanRequest("block forever or echo the reason", {"reason": "test"})
     retrieval = router.retrieve_executable(request, 4)
     plan = router.plan_executable(request, route="hang:block_forever", fallback_routes=["hang:echo_reason"])
-    result = await execute_selective_plan(router, retrieval, plan)
-    assert (result.route, result.text, result.fallback_from) == (
-        "hang:echo_reason",
-        "echoed: test",
-        ("hang:block_forever",),
-    )
-    hung, echoed = logged_calls(call_log)
-    assert (hung["tool"], echoed["tool"]) == ("block_forever", "echo_reason")
-    assert hung["pid"] != echoed["pid"]
+    with pytest.raises(ToolOutcomeUnknownError) as info:
+        await execute_selective_plan(router, retrieval, plan)
+    assert info.value.route == "hang:block_forever"
+    assert info.value.__notes__ == ["not tried, as the tool may have run: hang:echo_reason"]
+    (hung,) = logged_calls(call_log)
+    assert hung["tool"] == "block_forever"
     assert gone(hung["pid"])
-    assert gone(echoed["pid"])
 
 
 @pytest.mark.parametrize(

@@ -216,9 +216,12 @@ def test_plan_is_bound_to_request_catalog_fingerprint_principal_and_time() -> No
 
 
 def test_planning_is_deterministic() -> None:
+    """Two plans made alike differ only in their plan_id (and so their seal): each has its own use."""
     router = make_router()
     request = PlanRequest("weather forecast for Paris", {"city": "Paris"})
-    assert router.plan_executable(request) == router.plan_executable(request)
+    first, second = router.plan_executable(request), router.plan_executable(request)
+    assert first.plan_id != second.plan_id
+    assert dataclasses.replace(first, plan_id="", seal="") == dataclasses.replace(second, plan_id="", seal="")
 
 
 def test_preferred_and_explicit_routes_are_planned_as_given() -> None:

@@ -297,15 +297,21 @@ class SchemaRouter:
         config: RunConfig | None = None,
         route: str | None = None,
         fallback_routes: Sequence[str] = (),
+        uses: int = 1,
     ) -> ExecutionPlan:
         """A sealed plan for `request`, bound to its digest, the catalog version, the route's
         fingerprint, `config.principal` and the issue time.
 
         The route is `route` when given, else the request's `preferred_route`, else the best
         candidate kept by the no-route gate, else the closest candidate it dropped: planning
-        applies no abstention (the selective gate does). Side-effect free.
+        applies no abstention (the selective gate does). When tools of different sources tie
+        for the request (the same name or contract), planning refuses it as `ambiguous_route`
+        unless the `ExecutionPolicy` lets only one of them run. The plan runs `uses` times at
+        most (once by default); no I/O.
         """
-        return make_plan(self, request, config=config, route=route, fallback_routes=fallback_routes)
+        return make_plan(
+            self, request, config=config, route=route, fallback_routes=fallback_routes, uses=uses
+        )
 
     async def ainvoke(self, request: PlanRequest | str, config: RunConfig | None = None) -> ToolResult:
         """Retrieve, plan, check and execute, with no abstention gate.

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.exceptions import InvalidAnchor, NoSuchAnchor, PointerToNowhere, Unresolvable
 from referencing.jsonschema import DRAFT202012
@@ -185,8 +186,11 @@ def too_expansive(schema: Mapping[str, Any], what: str) -> tuple[Literal["invali
     )
 
 
-def argument_validator(schema: Mapping[str, Any]) -> Draft202012Validator:
+def argument_validator(
+    schema: Mapping[str, Any], validator_class: type[Validator] | None = None
+) -> Validator:
     """A Draft 2020-12 validator for arguments against `schema` that resolves references within
     the schema (and to the metaschemas) only. Validation raises `referencing.exceptions.
-    Unresolvable` for any other reference."""
-    return Draft202012Validator(schema, registry=_NO_RETRIEVAL)
+    Unresolvable` for any other reference. `validator_class` is `Draft202012Validator` or a
+    class extending it."""
+    return (validator_class or Draft202012Validator)(schema, registry=_NO_RETRIEVAL)

@@ -4,7 +4,10 @@
     ainvoke_selective(router, request, k, policy)   the same, plus the shortlist gate
     execute_selective_plan(router, retrieval, plan) the selective gate on a plan made earlier
 
-Every refusal is a `PolicyViolationError` raised before any tool call.
+Every refusal is a `PolicyViolationError` raised before any tool call. A plan that passes
+the gate uses up one of its uses (`take_use`) as its first call starts, and gets it back when
+no call was sent. Fallback routes are tried only after a call that was never sent: once a
+tool may have run, its failure is raised and nothing else runs.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import dataclasses
 from .._defaults import DEFAULT_K
 from ..errors import ToolCallError, require_k
 from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
-from ._calls import ToolResult, call_cleared
+from ._calls import Attempt, ToolResult, call_cleared
 from ._plan_checks import ClearedCall, check_plan
 from ._plans import (
     ExecutableRetrieval,
@@ -22,38 +25,56 @@ from ._plans import (
     PlanRequest,
     RunConfig,
     as_request,
+    give_back_use,
     make_plan,
     retrieve_for_request,
+    take_use,
 )
 from ._router import Router
 
 __all__ = ["ainvoke_selective", "execute_selective_plan", "run_plan"]
 
 
-async def _run(router: Router, cleared: tuple[ClearedCall, ...]) -> ToolResult:
+async def _run(router: Router, plan: ExecutionPlan, cleared: tuple[ClearedCall, ...]) -> ToolResult:
     # Each call carries the arguments the gate checked; the plan is not read again, so
     # nothing done to it while a call runs reaches a fallback.
-    recheck = not router.catalog_age < router.policy.contract_max_age
+    policy = router.policy
+    recheck = not router.catalog_age < policy.contract_max_age
+    take_use(router, plan)
+    attempts: list[Attempt] = []
     failures: list[ToolCallError] = []
-    for call in cleared:
-        try:
-            result = await call_cleared(call, recheck=recheck)
-        except ToolCallError as exc:
-            if failures:
-                exc.__context__ = failures[-1]
-            failures.append(exc)
-            continue
-        except Exception as exc:
-            if failures and exc.__context__ is None:
-                exc.__context__ = failures[-1]
-            raise
-        return dataclasses.replace(result, fallback_from=tuple(f.route for f in failures))
-    raise failures[-1]
+    try:
+        for position, call in enumerate(cleared):
+            attempt = Attempt()
+            attempts.append(attempt)
+            try:
+                result = await call_cleared(
+                    call, recheck=recheck, attempt=attempt, check_seconds=policy.schema_check_seconds
+                )
+            except ToolCallError as exc:
+                if failures:
+                    exc.__context__ = failures[-1]
+                failures.append(exc)
+                if not attempt.sent:
+                    continue
+                left = [c.capability.route for c in cleared[position + 1 :]]
+                if left:
+                    exc.add_note(f"not tried, as the tool may have run: {', '.join(left)}")
+                raise
+            except Exception as exc:
+                if failures and exc.__context__ is None:
+                    exc.__context__ = failures[-1]
+                raise
+            return dataclasses.replace(result, fallback_from=tuple(f.route for f in failures))
+        raise failures[-1]
+    finally:
+        if not any(attempt.sent for attempt in attempts):
+            give_back_use(router, plan)
 
 
 async def run_plan(router: Router, plan: ExecutionPlan, config: RunConfig | None) -> ToolResult:
     """`router.ainvoke`'s last step: every check except the shortlist, then the call."""
-    return await _run(router, check_plan(router, plan, config))
+    return await _run(router, plan, await check_plan(router, plan, config))
 
 
 async def execute_selective_plan(
@@ -79,12 +100,15 @@ async def execute_selective_plan(
     `k` and `policy` default to the ones `retrieval` was made with, so the shortlist is then
     as wide as the retrieval says. Pass your configured values to have the boundary enforce
     them whatever retrieval it is handed.
+
+    The plan runs as many times as it was issued for (once by default; a further run is
+    refused as `plan_already_used`). A run whose calls were never sent leaves it unused.
     """
     if k is not None:
         require_k(k)
     require_policy(policy, "policy")
-    cleared = check_plan(router, plan, config, retrieval=retrieval, abstention=policy, k=k)
-    return await _run(router, cleared)
+    cleared = await check_plan(router, plan, config, retrieval=retrieval, abstention=policy, k=k)
+    return await _run(router, plan, cleared)
 
 
 async def ainvoke_selective(

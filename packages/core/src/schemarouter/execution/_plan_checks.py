@@ -1,16 +1,18 @@
-"""The fail-closed checks every plan passes before any tool call. Pure: no I/O.
+"""The fail-closed checks every plan passes before any tool call. No I/O.
 
-Each failed check raises `PolicyViolationError` with a `RefusalReason`. The live
-contract re-check needs the server, so it happens in `_calls`, inside the session that
-makes the call.
+Each failed check raises `PolicyViolationError` with a `RefusalReason`. The argument checks
+run in a worker thread, each within its budget (see `_validation`), so a costly schema never
+stops the caller's event loop. The live contract re-check needs the server, so it happens in
+`_calls`, inside the session that makes the call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anyio.to_thread
 from jsonschema import ValidationError
 from referencing.exceptions import Unresolvable
 
@@ -18,15 +20,22 @@ from .._principal import same_principal
 from ..catalog._callables import CallableSource
 from ..catalog._capability import Capability
 from ..catalog._mcp import McpSource
-from ..catalog._schema_checks import argument_validator
 from ..errors import UserError
 from ..retrieval._abstention import RetrievalAbstentionPolicy
 from ..retrieval._results import Retrieval
 from ._arguments import FrozenArguments
 from ._plans import ExecutableRetrieval, ExecutionPlan, RunConfig, sealed_arguments
-from ._policy import PolicyDecision
+from ._policy import PolicyDecision, warn_shared_bare_patterns
 from ._refusal import RefusalReason, refuse
 from ._router import Router
+from ._validation import (
+    ARGUMENT_CHECK_STEPS,
+    CheckBudget,
+    CheckTooCostly,
+    PatternError,
+    budgeted,
+    budgeted_validator,
+)
 
 __all__ = ["PLAN_CLOCK_STEP_TOLERANCE", "ClearedCall", "check_plan", "check_shortlist"]
 
@@ -52,14 +61,33 @@ class ClearedCall:
     arguments: FrozenArguments
 
 
-def _check_arguments(capability: Capability, arguments: Mapping[str, Any]) -> None:
+def _check_arguments(capability: Capability, arguments: Mapping[str, Any], seconds: float) -> None:
     """Refuse arguments that do not validate against the input schema, and those that cannot be
-    checked: a `$ref` that does not resolve (no remote schema is fetched), or values nested too
-    deeply for the validator's recursion (a recursive schema follows the arguments down)."""
+    checked: a `$ref` that does not resolve (no remote schema is fetched), values nested too
+    deeply for the validator's recursion (a recursive schema follows the arguments down), a
+    pattern the regular expression engine does not accept, or a check over its budget
+    (`seconds` of CPU time, `ARGUMENT_CHECK_STEPS` steps). Synchronous: run it in a worker
+    thread."""
     route = capability.route
-    validator = argument_validator(capability.input_schema)
+    validator = budgeted_validator(capability.input_schema)
     try:
-        found: list[ValidationError] = list(validator.iter_errors(arguments))  # pyright: ignore[reportUnknownMemberType]
+        found: list[ValidationError] = budgeted(
+            CheckBudget(seconds), lambda: list(validator.iter_errors(arguments))
+        )
+    except CheckTooCostly as exc:
+        refuse(
+            RefusalReason.ARGUMENTS_CHECK_TOO_COSTLY,
+            f"checking the arguments against the input schema of {route} took {exc.spent}, over "
+            f"its budget (ExecutionPolicy.schema_check_seconds={seconds:g}, "
+            f"{ARGUMENT_CHECK_STEPS:,} steps); no tool was called",
+            route=route,
+        )
+    except PatternError as exc:
+        refuse(
+            RefusalReason.INVALID_ARGUMENTS,
+            f"the arguments cannot be checked against the input schema of {route}: {exc}",
+            route=route,
+        )
     except Unresolvable as exc:
         refuse(
             RefusalReason.INVALID_ARGUMENTS,
@@ -167,7 +195,12 @@ def check_shortlist(
         )
 
 
-def check_plan(
+def _check_all_arguments(cleared: Sequence[ClearedCall], seconds: float) -> None:
+    for call in cleared:
+        _check_arguments(call.capability, call.arguments.thaw(), seconds)
+
+
+async def check_plan(
     router: Router,
     plan: ExecutionPlan,
     config: RunConfig | None,
@@ -184,6 +217,7 @@ def check_plan(
     (`check_shortlist`, under `abstention` and `k`).
     """
     policy = router.policy
+    warn_shared_bare_patterns(policy, router.catalog)
     arguments = sealed_arguments(router, plan) if isinstance(plan, ExecutionPlan) else None  # pyright: ignore[reportUnnecessaryIsInstance]
     if arguments is None:
         refuse(RefusalReason.PLAN_SEAL_INVALID, "the plan was not issued by this router or was altered since")
@@ -242,9 +276,7 @@ def check_plan(
         cleared.append(ClearedCall(capability, source, decision, arguments))
     if retrieval is not None:
         check_shortlist(router, retrieval, plan, abstention, k)
-    checked = arguments.thaw()
-    for call in cleared:
-        _check_arguments(call.capability, checked)
+    await anyio.to_thread.run_sync(_check_all_arguments, tuple(cleared), policy.schema_check_seconds)
     for call in cleared:
         if not call.decision.allowed:
             route = call.capability.route

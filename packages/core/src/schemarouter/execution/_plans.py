@@ -4,6 +4,10 @@ An `ExecutionPlan` names the route to call and records everything the execution
 boundary re-checks before the call: the request digest, the catalog version, the
 route's contract fingerprint, the principal and the issue time. Plans are sealed with a
 key private to the router that issued them, so an edited or foreign plan is refused.
+
+A plan runs as many times as it was issued for (`uses`, once by default): the router that
+issued it keeps the uses left of each live plan, and executing takes one, atomically, across
+tasks and threads (`take_use`). A plan whose calls never started gets its use back.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..catalog._canonical import canonical_bytes
+from ..catalog._mcp import McpSource
 from ..errors import UserError
 from ..retrieval._abstention import RetrievalAbstentionPolicy
 from ..retrieval._results import Candidate, Retrieval
@@ -33,9 +38,11 @@ __all__ = [
     "RunConfig",
     "as_request",
     "frozen_arguments",
+    "give_back_use",
     "make_plan",
     "retrieve_for_request",
     "sealed_arguments",
+    "take_use",
     "verify_seal",
 ]
 
@@ -161,8 +168,10 @@ class ExecutableRetrieval:
 class ExecutionPlan:
     """One tool call, bound to what it was planned for. Made by `router.plan_executable`.
 
-    `fallback_routes` are tried in order only when the call before failed; each passes
-    the same checks as `route` before the first call is made.
+    `fallback_routes` are tried in order only when the call before was never sent (its
+    server could not be reached); each passes the same checks as `route` before the first
+    call is made. `uses` is how many times the plan may run (once by default); `plan_id`
+    tells plans apart, even two made alike at the same instant.
     """
 
     request: PlanRequest
@@ -176,6 +185,8 @@ class ExecutionPlan:
     expires_at: float
     selection: PlanSelection
     seal: str = field(repr=False)
+    uses: int = 1
+    plan_id: str = ""
 
     @property
     def request_digest(self) -> str:
@@ -201,19 +212,77 @@ class ExecutionPlan:
         return (self.fingerprint, *self.fallback_fingerprints)
 
 
-# -- sealing ----------------------------------------------------------------------------------
+# -- sealing and uses -------------------------------------------------------------------------
 
-_keys: weakref.WeakKeyDictionary[Router, bytes] = weakref.WeakKeyDictionary()
-_keys_lock = threading.Lock()
+_SWEEP_EVERY = 1024
+"""Plans issued between two sweeps of a router's expired plans."""
+
+
+@dataclass(slots=True)
+class _Issuer:
+    """What a router keeps of the plans it issues: the seal key, and the uses left of each live
+    plan (with its expiry, for the sweep)."""
+
+    key: bytes
+    uses_left: dict[str, tuple[int, float]] = field(default_factory=lambda: {})
+    issued_since_sweep: int = 0
+
+
+_issuers: weakref.WeakKeyDictionary[Router, _Issuer] = weakref.WeakKeyDictionary()
+_issuers_lock = threading.Lock()
+"""Guards `_issuers` and every `_Issuer` in it: taking a use is atomic across threads."""
+
+
+def _issuer(router: Router) -> _Issuer:
+    # called with _issuers_lock held
+    issuer = _issuers.get(router)
+    if issuer is None:
+        issuer = _issuers[router] = _Issuer(secrets.token_bytes(32))
+    return issuer
 
 
 def _router_key(router: Router) -> bytes:
-    with _keys_lock:
-        key = _keys.get(router)
-        if key is None:
-            key = secrets.token_bytes(32)
-            _keys[router] = key
-        return key
+    with _issuers_lock:
+        return _issuer(router).key
+
+
+def _register(router: Router, plan_id: str, uses: int, expires_at: float, now: float) -> None:
+    with _issuers_lock:
+        issuer = _issuer(router)
+        issuer.issued_since_sweep += 1
+        if issuer.issued_since_sweep >= _SWEEP_EVERY:
+            # An expired plan cannot run; forgetting it keeps the table as small as the plans
+            # alive. Should the clock go back, a forgotten plan is refused as used: fail closed.
+            issuer.issued_since_sweep = 0
+            issuer.uses_left = {k: v for k, v in issuer.uses_left.items() if not v[1] < now}
+        issuer.uses_left[plan_id] = (uses, expires_at)
+
+
+def take_use(router: Router, plan: ExecutionPlan) -> None:
+    """Take one use of `plan` (sealed by `router`), or refuse with `plan_already_used`."""
+    with _issuers_lock:
+        issuer = _issuer(router)
+        left, expires_at = issuer.uses_left.get(plan.plan_id, (0, plan.expires_at))
+        if left > 1:
+            issuer.uses_left[plan.plan_id] = (left - 1, expires_at)
+        elif left == 1:
+            del issuer.uses_left[plan.plan_id]
+    if left < 1:
+        times = "once" if plan.uses == 1 else f"{plan.uses} times"
+        refuse(
+            RefusalReason.PLAN_ALREADY_USED,
+            f"the plan was issued to run {times} and has been used up; make a new plan "
+            "(plan_executable(..., uses=N) issues a plan that runs N times)",
+            route=plan.route,
+        )
+
+
+def give_back_use(router: Router, plan: ExecutionPlan) -> None:
+    """Return the use `take_use` took: the plan's calls never started."""
+    with _issuers_lock:
+        issuer = _issuer(router)
+        left, expires_at = issuer.uses_left.get(plan.plan_id, (0, plan.expires_at))
+        issuer.uses_left[plan.plan_id] = (left + 1, expires_at)
 
 
 def _seal_body(plan: ExecutionPlan, arguments: FrozenArguments) -> bytes:
@@ -233,6 +302,8 @@ def _seal_body(plan: ExecutionPlan, arguments: FrozenArguments) -> bytes:
             "issued_at": repr(plan.issued_at),
             "expires_at": repr(plan.expires_at),
             "selection": plan.selection,
+            "uses": plan.uses,
+            "plan_id": plan.plan_id,
         }
     )
 
@@ -248,7 +319,7 @@ def sealed_arguments(router: Router, plan: ExecutionPlan) -> FrozenArguments | N
     try:
         arguments = frozen_arguments(plan.request)
         valid = hmac.compare_digest(_sign(router, plan, arguments), plan.seal)
-    except (TypeError, ValueError, AttributeError):
+    except (TypeError, ValueError, AttributeError, OverflowError):
         return None
     return arguments if valid else None
 
@@ -275,17 +346,68 @@ def retrieve_for_request(
     return ExecutableRetrieval(request, principal, retrieval, policy)
 
 
+def _runnable(router: Router, route: str) -> bool:
+    capability = router.catalog.get(route)
+    source = router.sources.get(capability.source) if capability is not None else None
+    if capability is None or source is None:
+        return False
+    return router.policy.decide(capability, remote=isinstance(source, McpSource)).allowed
+
+
+def _settled(router: Router, best: Candidate, ranked: Sequence[Candidate]) -> str:
+    """`best`'s route, unless a tool of another source ties with it (the same score, and the
+    same name or the same contract): ranking would then settle it by route name, and a server
+    that sorts first would win. The `ExecutionPolicy` settles such a tie when it lets exactly
+    one of the tied tools run; otherwise planning refuses it as `ambiguous_route`."""
+    catalog = router.catalog
+    chosen = catalog.get(best.route)
+    if chosen is None:
+        return best.route
+    tied = [best.route]
+    for other in ranked:
+        capability = catalog.get(other.route)
+        if (
+            capability is None
+            or other.route in tied
+            or other.score != best.score
+            or capability.source == chosen.source
+            or (capability.name != chosen.name and capability.fingerprint != chosen.fingerprint)
+        ):
+            continue
+        tied.append(other.route)
+    if len(tied) == 1:
+        return best.route
+    runnable = [route for route in tied if _runnable(router, route)]
+    if len(runnable) == 1:
+        return runnable[0]
+    named = ", ".join(sorted(tied))
+    refuse(
+        RefusalReason.AMBIGUOUS_ROUTE,
+        f"tools of different sources tie for this request ({named}): name the one meant with "
+        "plan_executable(..., route=...), a preferred_route, or ExecutionPolicy rules that let "
+        "only one of them run",
+        route=best.route,
+    )
+
+
 def _choose_route(router: Router, request: PlanRequest) -> tuple[str, PlanSelection]:
     if request.preferred_route is not None:
         return request.preferred_route, "preferred_route"
     retrieval = router.retrieve(request.query, 1, explain=False)
+    ranked = (*retrieval.candidates, *retrieval.dropped)
     if retrieval.candidates:
-        return retrieval.candidates[0].route, "routed"
+        return _settled(router, retrieval.candidates[0], ranked), "routed"
     if retrieval.dropped:
         # No abstention here: the closest tool may be the wrong tool (see docs/execution.md).
         best = max(retrieval.dropped, key=lambda c: c.score)
-        return best.route, "closest"
+        return _settled(router, best, ranked), "closest"
     refuse(RefusalReason.NO_ROUTE, f"no tool in the catalog matches the request ({retrieval.reason})")
+
+
+def _uses(uses: object) -> int:
+    if isinstance(uses, bool) or not isinstance(uses, int) or uses < 1:
+        raise UserError(f"uses must be an integer >= 1, got {uses!r}")
+    return uses
 
 
 def make_plan(
@@ -295,8 +417,10 @@ def make_plan(
     config: RunConfig | None,
     route: str | None,
     fallback_routes: Sequence[str],
+    uses: int = 1,
 ) -> ExecutionPlan:
     request = as_request(request)
+    uses = _uses(uses)
     if isinstance(fallback_routes, str):
         raise UserError("fallback_routes must be a sequence of routes, not a single string")
     if route is not None:
@@ -327,8 +451,12 @@ def make_plan(
         expires_at=issued_at + router.policy.plan_ttl,
         selection=selection,
         seal="",
+        uses=uses,
+        plan_id=secrets.token_hex(16),
     )
-    return _with_seal(unsealed, _sign(router, unsealed, frozen_arguments(request)))
+    sealed = _with_seal(unsealed, _sign(router, unsealed, frozen_arguments(request)))
+    _register(router, sealed.plan_id, uses, sealed.expires_at, issued_at)
+    return sealed
 
 
 def _with_seal(plan: ExecutionPlan, seal: str) -> ExecutionPlan:

@@ -9,7 +9,10 @@ need the same explicit allowance as a locally destructive one.
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
+import weakref
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -17,9 +20,12 @@ from types import MappingProxyType
 from typing import Literal, get_args
 
 from ..catalog._capability import ROUTE_SEPARATOR, Capability
+from ..catalog._catalog import Catalog
 from ..errors import UserError
 
-__all__ = ["EFFECT_ORDER", "EffectClass", "ExecutionPolicy", "PolicyDecision"]
+__all__ = ["EFFECT_ORDER", "EffectClass", "ExecutionPolicy", "PolicyDecision", "warn_shared_bare_patterns"]
+
+logger = logging.getLogger("schemarouter.execution")
 
 EffectClass = Literal["read_only", "mutating", "destructive"]
 """What running a tool may do to the world, from least to most severe."""
@@ -71,13 +77,15 @@ class PolicyDecision:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class ExecutionPolicy:
     """Trusted local rules for the execution boundary.
 
     - `classification`: pattern -> effect class (`"read_only"`, `"mutating"`,
       `"destructive"`). Patterns are globs on the route when they contain `:`, else on
-      the tool name. When several match, the most severe effect wins.
+      the tool name. When several match, the most severe effect wins. A bare tool name
+      matches that tool on every source: name the source (`"crm:get_*"`) when the catalog
+      has more than one (see `shared_bare_patterns`).
     - `allow_unclassified_remote`: may a remote (MCP) tool that no local rule classifies
       run at all? Off by default. When on, such a tool counts as mutating.
     - `allow_unclassified_local`: may a Python callable registered with the router that
@@ -98,6 +106,10 @@ class ExecutionPolicy:
       every time.
     - `clock`: the time source for plan issue, expiry and catalog age (wall-clock
       seconds); replaceable for tests.
+    - `schema_check_seconds`: CPU seconds one schema check may take: a call's arguments
+      against the tool's input schema (over it: `arguments_check_too_costly`, before any
+      call), or an MCP tool's structured content against its output schema (over it: the
+      answer is rejected). Checks also stop after `ARGUMENT_CHECK_STEPS` steps.
     """
 
     classification: Mapping[str, EffectClass] = field(default_factory=lambda: MappingProxyType({}))
@@ -109,6 +121,7 @@ class ExecutionPolicy:
     plan_ttl: float = 300.0
     contract_max_age: float = 0.0
     clock: Callable[[], float] = time.time
+    schema_check_seconds: float = 1.0
 
     def __post_init__(self) -> None:
         if isinstance(self.classification, str) or not isinstance(  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -136,6 +149,27 @@ class ExecutionPolicy:
             raise UserError(f"contract_max_age must be >= 0 seconds, got {self.contract_max_age!r}")
         if not callable(self.clock):
             raise UserError(f"clock must be a callable returning seconds, got {self.clock!r}")
+        if not _is_seconds(self.schema_check_seconds) or not 0 < self.schema_check_seconds < 3600:
+            raise UserError(
+                f"schema_check_seconds must be a positive number of seconds under an hour, "
+                f"got {self.schema_check_seconds!r}"
+            )
+
+    def shared_bare_patterns(self, catalog: Catalog) -> dict[str, tuple[str, ...]]:
+        """The patterns of `classification` and `allow_destructive` that name no source and
+        match tools of more than one source of `catalog`, each with those sources (sorted).
+
+        Such a pattern lets a tool of the same name on any other server run as the rule says:
+        `allow_destructive=["delete_customer"]` allows `shadow:delete_customer` as well as
+        `crm:delete_customer`. (`deny` patterns are left out: matching more only refuses more.)"""
+        shared: dict[str, tuple[str, ...]] = {}
+        for pattern in dict.fromkeys((*self.classification, *self.allow_destructive)):
+            if ROUTE_SEPARATOR in pattern:
+                continue
+            sources = sorted({cap.source for cap in catalog if fnmatchcase(cap.name, pattern)})
+            if len(sources) > 1:
+                shared[pattern] = tuple(sources)
+        return shared
 
     def local_effect(self, capability: Capability) -> EffectClass | None:
         """The most severe effect among the local rules matching this tool (None: unclassified)."""
@@ -194,3 +228,31 @@ class ExecutionPolicy:
         if effect == "mutating" and not self.allow_mutating:
             return verdict(False, effect, f"{why}; allow_mutating is off")
         return verdict(True, effect, why)
+
+
+_warned: dict[int, set[str]] = {}
+"""Catalog versions each live policy (by id) was already checked against."""
+_warned_lock = threading.Lock()
+
+
+def warn_shared_bare_patterns(policy: ExecutionPolicy, catalog: Catalog) -> None:
+    """Log a warning on `schemarouter.execution` for each of `policy.shared_bare_patterns`, once
+    per policy and catalog version."""
+    key = id(policy)
+    with _warned_lock:
+        seen = _warned.get(key)
+        if seen is None:
+            seen = _warned[key] = set()
+            weakref.finalize(policy, _warned.pop, key, None)
+        if catalog.version in seen:
+            return
+        seen.add(catalog.version)
+    for pattern, sources in policy.shared_bare_patterns(catalog).items():
+        logger.warning(
+            "ExecutionPolicy pattern %r names no source and matches tools of %d sources (%s): "
+            "it applies to each of them; write %s to name one",
+            pattern,
+            len(sources),
+            ", ".join(sources),
+            " or ".join(repr(f"{source}{ROUTE_SEPARATOR}{pattern}") for source in sources[:2]),
+        )

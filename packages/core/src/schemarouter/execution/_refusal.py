@@ -49,6 +49,15 @@ class RefusalReason(StrEnum):
     """The arguments do not validate against the tool's input schema."""
     POLICY_DENIED = "policy_denied"
     """The `ExecutionPolicy` does not allow this tool to run."""
+    ARGUMENTS_CHECK_TOO_COSTLY = "arguments_check_too_costly"
+    """Checking the arguments against the tool's input schema would take more than its budget
+    (`ExecutionPolicy.schema_check_seconds`, `ARGUMENT_CHECK_STEPS` steps)."""
+    PLAN_ALREADY_USED = "plan_already_used"
+    """The plan has run as many times as it was issued for (once, unless `uses=` said more)."""
+    AMBIGUOUS_ROUTE = "ambiguous_route"
+    """Planning found tools of different sources tied for the request, with the same name or
+    the same contract, and nothing (a route given, a preferred route, the policy) to tell which
+    source is meant."""
 
 
 def refuse(reason: RefusalReason, message: str, *, route: str | None = None) -> NoReturn:
