@@ -16,7 +16,7 @@ from schemarouter.evidence import missing_evidence_fields
 from schemarouter.testing import RaisingVisibility
 
 from ._driver import AdapterDriver, CallReport, RunRequest
-from ._expect import case_where, gated_cases, not_run, outcome, routed_in, tripping
+from ._expect import case_where, fail_if, gated_cases, not_run, outcome, routed_in, tripping
 from ._fixture import READ_ONLY_TOOLS
 from ._guard import needs
 from ._harness import ConformanceRun
@@ -98,9 +98,7 @@ class BoundaryTests:
                         said.append(f"{outcome(report)} once approved")
                     if report.outcome != "blocked_by_input_guardrail":
                         problems.append(f"{kind} {tool} called with {arguments} gave {', then '.join(said)}")
-            assert not problems, "the input guardrail did not block these calls (it must):\n" + "\n".join(
-                problems
-            )
+            fail_if(problems, "the input guardrail did not block these calls (it must):")
             calls = run.calls()
             assert not calls, f"the input guardrail blocked every call, yet tool bodies ran: {calls}"
 
@@ -234,7 +232,7 @@ class BoundaryTests:
         weakened = [name for name, claimed in flags.items() if claimed and data.get(name) is not True]
         if weakened:
             problems.append(f"the evidence reports these as not preserved: {weakened}")
-        assert not problems, f"evidence report {path}:\n" + "\n".join(problems)
+        fail_if(problems, f"evidence report {path}:")
 
     # 13 ---------------------------------------------------------------------------------------
     @needs("approvals")
@@ -296,6 +294,6 @@ class BoundaryTests:
             calls = run.calls()
             if [call["tool"] for call in calls] != [tool]:
                 problems.append(f"only the control may run {tool}, yet the call log shows {calls}")
-            assert not problems, "an approved call was not checked again on resume:\n" + "\n".join(problems)
+            fail_if(problems, "an approved call was not checked again on resume:")
 
         run.run(body)

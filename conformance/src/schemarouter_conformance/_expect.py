@@ -1,8 +1,13 @@
-"""What the standard tests share: picking scenario cases and wording failures."""
+"""What the standard tests share: picking scenario cases and wording failures.
+
+A failure lists each problem once: a broken adapter tends to get the same thing wrong for every
+run (24 concurrent runs offered the same wrong tools), and a line repeated is shown once with
+its count, `(x24)`, so the report stays readable.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import pytest
 
@@ -12,7 +17,17 @@ from ._driver import CallReport
 from ._harness import ConformanceRun
 from ._scenarios import APPROVAL_CASES, GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, SupportedCase
 
-__all__ = ["case_where", "gated_cases", "mismatch", "not_run", "outcome", "routed_in", "tripping"]
+__all__ = [
+    "case_where",
+    "fail_if",
+    "gated_cases",
+    "mismatch",
+    "not_run",
+    "outcome",
+    "routed_in",
+    "summarised",
+    "tripping",
+]
 
 
 def case_where(
@@ -56,6 +71,25 @@ def mismatch(query: str | None, offered: list[str], expected: Iterable[str]) -> 
     extra = sorted(set(offered) - set(want))
     missing = sorted(set(want) - set(offered))
     return f"request {query!r}: offered {offered}, expected the allow-set {want} (extra {extra}, missing {missing})"
+
+
+def summarised(lines: Iterable[str]) -> str:
+    """The lines, each once, in the order first seen; one that came more than once ends in
+    `(xN)`, N its count."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        counts[line] = counts.get(line, 0) + 1
+    return "\n".join(line if count == 1 else f"{line} (x{count})" for line, count in counts.items())
+
+
+def fail_if(problems: Sequence[str], headline: str = "", footer: str = "") -> None:
+    """Fail the test when there are problems: the headline, the problems summarised (a repeated
+    line once, with its count), then the footer. Raised as it stands, so that pytest does not
+    print the list of problems a second time, unsummarised, as the failed assertion's value."""
+    __tracebackhide__ = True
+    if problems:
+        text = "\n".join(part for part in (headline, summarised(problems), footer) if part)
+        raise AssertionError(text)
 
 
 def not_run(run: ConformanceRun, report: CallReport, why: str) -> None:

@@ -11,7 +11,7 @@ import asyncio
 from schemarouter.catalog import canonical_json
 
 from ._driver import OfferedTools, RunRequest
-from ._expect import case_where, mismatch, not_run, outcome, routed_in
+from ._expect import case_where, fail_if, mismatch, not_run, outcome, routed_in
 from ._fixture import DESTRUCTIVE_TOOLS
 from ._guard import needs
 from ._harness import ConformanceRun
@@ -63,7 +63,7 @@ class VisibilityTests:
                             f"request {case.query!r}: native_tools returned {len(native)} objects, "
                             f"the model was offered {len(offered.tools)}"
                         )
-            assert not problems, "\n".join(problems)
+            fail_if(problems)
 
         run.run(body)
 
@@ -87,7 +87,7 @@ class VisibilityTests:
                     routed = run.routed(await run.offered(agent, RunRequest(query)))
                     if routed:
                         leaks.append(f"request {query!r} (no route) was offered {routed}")
-            assert not leaks, "\n".join(leaks)
+            fail_if(leaks)
 
         run.run(body)
 
@@ -134,7 +134,7 @@ class VisibilityTests:
                         report = await run.call(agent, RunRequest(query), tool, case.arguments)
                         if report.outcome != "refused_hidden":
                             problems.append(f"{tool} under {query!r}: {outcome(report)}")
-            assert not problems, "calls to hidden tools were not refused:\n" + "\n".join(problems)
+            fail_if(problems, "calls to hidden tools were not refused:")
             calls = run.calls()
             assert not calls, f"hidden tools ran: {calls}"
 
@@ -159,7 +159,7 @@ class VisibilityTests:
                     expected = run.expected(query).names
                     if sorted(routed) != sorted(expected):
                         problems.append(mismatch(query, routed, expected))
-            assert not problems, "\n".join(problems)
+            fail_if(problems)
 
         run.run(body)
 
@@ -184,9 +184,7 @@ class VisibilityTests:
                 for r, o in zip(requests, results, strict=True)
                 if sorted(run.routed(o)) != sorted(run.expected(r.query or "").names)
             ]
-            assert not problems, (
-                f"{len(problems)} of {count} concurrent runs saw another allow-set:\n" + "\n".join(problems)
-            )
+            fail_if(problems, f"{len(problems)} of {count} concurrent runs saw another allow-set:")
 
         run.run(body)
 
@@ -311,9 +309,10 @@ class VisibilityTests:
                     "expected 'refused_hidden'"
                 )
             asked = sorted({repr(principal) for principal in source.principals})
-            assert not problems, (
-                "\n".join(problems) + f"\nthe allow-set source was asked for the principals {asked}: "
-                "pass RunRequest.principal on to allow_set(query, principal)"
+            fail_if(
+                problems,
+                footer=f"the allow-set source was asked for the principals {asked}: "
+                "pass RunRequest.principal on to allow_set(query, principal)",
             )
             not_run(run, report, f"{tool} is hidden from principal {GUEST!r}")
 
