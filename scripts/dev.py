@@ -163,8 +163,8 @@ def cmd_test(args: list[str]) -> int:
 
 
 QUICK_TESTS = ("packages/core/tests", "-m", "not slow")
-"""The edit-test loop: core's tests that start no server process (`slow` marks those).
-About a minute of CPU; the whole suite (`test`) takes 10 to 15 minutes on two cores."""
+"""The edit-test loop: core's tests except those marked slow (which start MCP server processes).
+About a minute of CPU; the whole suite (`test`) takes about 15 minutes on two cores."""
 
 
 def cmd_test_quick(args: list[str]) -> int:

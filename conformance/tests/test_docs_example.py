@@ -1,4 +1,4 @@
-"""The example driver and test file in docs/adapters.md run the suite as written."""
+"""The example framework, adapter, driver and test file in docs/adapters.md pass the suite as written."""
 
 from __future__ import annotations
 
@@ -33,10 +33,20 @@ def guide_blocks() -> dict[str, str]:
     return _python_blocks(GUIDE.read_text(encoding="utf-8"))
 
 
-def test_the_guide_driver_is_a_few_dozen_lines(guide_blocks: dict[str, str]) -> None:
-    assert set(guide_blocks) == {"my_driver", "test_conformance"}
-    assert len(guide_blocks["my_driver"].splitlines()) <= 75
+def test_the_guide_adapter_and_driver_are_a_few_dozen_lines(guide_blocks: dict[str, str]) -> None:
+    assert set(guide_blocks) == {"toy_framework", "my_adapter", "my_driver", "test_conformance"}
+    assert len(guide_blocks["toy_framework"].splitlines()) <= 50
+    assert len(guide_blocks["my_adapter"].splitlines()) <= 40
+    assert len(guide_blocks["my_driver"].splitlines()) <= 80
     assert len(guide_blocks["test_conformance"].splitlines()) <= 10
+
+
+def test_the_guide_adapter_is_in_the_frameworks_hooks_not_the_driver(guide_blocks: dict[str, str]) -> None:
+    """The adapter asks the allow-set provider; the driver only plugs it into the framework."""
+    assert "allow_set(" in guide_blocks["my_adapter"]
+    assert "visibility" not in guide_blocks["toy_framework"].lower()
+    assert "allow_set(" not in guide_blocks["my_driver"]
+    assert "tool_filter=routing.tool_filter" in guide_blocks["my_driver"]
 
 
 def test_the_guide_example_passes_the_suite(guide_blocks: dict[str, str], inner_run: Any) -> None:
@@ -54,10 +64,12 @@ def test_the_from_source_install_builds_the_unpublished_packages(doc: Path) -> N
         pytest.skip(f"{doc.name} is not next to this test (running from an installed copy)")
     text = doc.read_text(encoding="utf-8")
     build = next(line for line in text.splitlines() if line.startswith("python -m pip wheel "))
-    folders = [arg.removeprefix("schemarouter/") for arg in build.split()[-2:]]
+    folders = build.split()[-2:]
+    assert all(folder.startswith("./") for folder in folders), "pip reads a bare folder name as a project"
     names = [tomllib.loads((ROOT / f / "pyproject.toml").read_text())["project"]["name"] for f in folders]
     assert names == ["schemarouter-core", "schemarouter-conformance"]
-    assert "--wheel-dir schemarouter/dist" in build
-    assert "python -m pip install --find-links schemarouter/dist schemarouter-conformance" in text
+    assert "--wheel-dir dist" in build
+    assert "python -m pip install --find-links dist schemarouter-conformance" in text
     flat = " ".join(text.split())
-    assert "not published yet" in flat or "not on the public index yet" in flat
+    assert "not on the public package index yet" in flat
+    assert "<the SchemaRouter repository URL>" not in text
