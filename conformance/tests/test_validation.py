@@ -12,6 +12,7 @@ import pytest
 from schemarouter import RoutingConfig
 from schemarouter.evidence import RoutingTimer
 from schemarouter_conformance import (
+    DESTRUCTIVE_TOOLS,
     SUPPORTED_CASES,
     UNSUPPORTED_QUERIES,
     CallReport,
@@ -110,3 +111,24 @@ def test_the_adapter_hook_is_timed_and_the_config_routes(tmp_path: Path) -> None
     assert report.failures() == []
     assert report.shortlist_task_success == 1.0
     assert not (tmp_path / "artifacts").exists()
+
+
+@pytest.mark.parametrize(
+    ("blocked", "approvals_kept"),
+    [
+        pytest.param(("delete_invoice",), True, id="one-gated-tool-hidden"),
+        pytest.param(tuple(DESTRUCTIVE_TOOLS), False, id="every-gated-tool-hidden"),
+    ],
+)
+def test_flags_are_read_off_the_tools_the_routing_lets_through(
+    blocked: tuple[str, ...], approvals_kept: bool, tmp_path: Path
+) -> None:
+    """A static rule hiding an approval-gated tool leaves the others to prove the approvals and
+    the input guardrail; with none left, approvals are not claimed."""
+    report = asyncio.run(
+        driver_evidence(ReferenceDriver(), tmp_path, config=RoutingConfig(k=3, blocked=blocked))
+    )
+    assert report.approval_preserved is approvals_kept
+    assert report.input_guardrail_preserved is True
+    assert report.output_guardrail_preserved is True
+    assert report.tool_body_calls == 0

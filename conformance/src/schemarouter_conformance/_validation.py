@@ -10,7 +10,7 @@ from the driver's declared capabilities. Each bundled adapter's
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -142,10 +142,18 @@ async def _case(
     )
 
 
-async def _approvals_kept(driver: AdapterDriver, built: Any, call_log: Path) -> bool:
-    """Every approval-gated tool (`APPROVAL_CASES`) pauses for approval, and is rejected without running."""
-    kept = True
-    for case in APPROVAL_CASES:
+def _routed_in(visibility: AllowSetProvider, cases: Iterable[SupportedCase]) -> list[SupportedCase]:
+    """The cases whose tool the routing lets through for their request (a static rule may hide one)."""
+    return [c for c in cases if c.required_tools[0] in visibility.allow_set(c.query).names]
+
+
+async def _approvals_kept(
+    driver: AdapterDriver, built: Any, gated: Sequence[SupportedCase], call_log: Path
+) -> bool:
+    """Each approval-gated tool in `gated` pauses for approval, and is rejected without running.
+    Not kept when there is none to check."""
+    kept = bool(gated)
+    for case in gated:
         request = RunRequest(case.query)
         report = await _settle(driver.call_tool(built, request, case.required_tools[0], case.arguments))
         if report.outcome != "awaiting_approval" or read_call_log(call_log):
@@ -156,12 +164,11 @@ async def _approvals_kept(driver: AdapterDriver, built: Any, call_log: Path) -> 
     return kept
 
 
-async def _input_guardrail_kept(driver: AdapterDriver, built: Any) -> bool:
-    """Calls carrying the trip value, to a read-only tool and to every approval-gated tool, are
-    blocked (an approval the framework asks for first is given: the guardrail must then block)."""
-    read_only = next(c for c in SUPPORTED_CASES if c.required_tools[0] in READ_ONLY_TOOLS)
-    kept = True
-    for case in (read_only, *APPROVAL_CASES):
+async def _input_guardrail_kept(driver: AdapterDriver, built: Any, cases: Sequence[SupportedCase]) -> bool:
+    """Calls carrying the trip value to each tool of `cases` are blocked (an approval the framework
+    asks for first is given: the guardrail must then block). Not kept when there is none to check."""
+    kept = bool(cases)
+    for case in cases:
         request = RunRequest(case.query)
         report = await _settle(driver.call_tool(built, request, case.required_tools[0], tripping(case)))
         if report.outcome == "awaiting_approval":
@@ -171,12 +178,16 @@ async def _input_guardrail_kept(driver: AdapterDriver, built: Any) -> bool:
 
 
 async def _output_guardrail_kept(driver: AdapterDriver, visibility: AllowSetProvider, workdir: Path) -> bool:
-    """A routed-in read-only tool runs once and the output guardrail sees its result.
+    """A routed-in read-only tool runs once and the output guardrail sees its result (not kept
+    when the routing lets no read-only tool of the shared requests through).
 
     It runs on a second agent over its own fixture server, so the validation's call log
     (`tool_body_calls`) still counts only what must not run.
     """
-    case = next(c for c in SUPPORTED_CASES if c.required_tools[0] in READ_ONLY_TOOLS)
+    read_only = _routed_in(visibility, (c for c in SUPPORTED_CASES if c.required_tools[0] in READ_ONLY_TOOLS))
+    if not read_only:
+        return False
+    case = read_only[0]
     call_log = workdir / "output-guardrail-check-calls.jsonl"
     built = await _settle(driver.build(_scenario(visibility, call_log)))
     try:
@@ -214,15 +225,17 @@ async def driver_evidence(
     routed tool is offered. Routing latency is the driver's `routing_hook` (the adapter's own
     hook, see `RoutingHook`) or else the allow-set provider, timed by `RoutingTimer`.
 
-    Every boundary flag comes from a run: `approval_preserved` from calling each approval-gated
-    tool of `APPROVAL_CASES` (each must pause, then be rejected without running),
-    `input_guardrail_preserved` from calls carrying the trip value to a read-only tool and to
-    each approval-gated one (each must be blocked, after the approval if the framework asks for
-    it first); none may run a tool body, and `tool_body_calls` counts the fixture's call log.
-    `output_guardrail_preserved` needs a tool to run: one read-only call on a second agent over
-    its own fixture server must run once with the output guardrail seeing its result (the
-    report's `boundary.did` says so); a driver declaring `capabilities.output_guardrails=False`
-    is not asked and gets `false`. `adapter` and `framework` default to the driver's `name`.
+    Every boundary flag comes from a run, on the tools the routing lets through for their
+    request (a static rule of `config` may hide some; a flag with nothing to check is `false`):
+    `approval_preserved` from calling each approval-gated tool of `APPROVAL_CASES` (each must
+    pause, then be rejected without running), `input_guardrail_preserved` from calls carrying
+    the trip value to a read-only tool and to each approval-gated one (each must be blocked,
+    after the approval if the framework asks for it first); none may run a tool body, and
+    `tool_body_calls` counts the fixture's call log. `output_guardrail_preserved` needs a tool
+    to run: one read-only call on a second agent over its own fixture server must run once with
+    the output guardrail seeing its result (the report's `boundary.did` says so); a driver
+    declaring `capabilities.output_guardrails=False` is not asked and gets `false`. `adapter`
+    and `framework` default to the driver's `name`.
     """
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix="schemarouter-validation-") as tmp:
@@ -248,8 +261,12 @@ async def driver_evidence(
     try:
         for query, case in requests:
             cases.append(await _case(driver, built, visibility, catalog, timer, tally, query, case))
-        approvals_kept = await _approvals_kept(driver, built, call_log)
-        input_kept = await _input_guardrail_kept(driver, built)
+        gated = _routed_in(visibility, APPROVAL_CASES)
+        read_only = _routed_in(
+            visibility, (c for c in SUPPORTED_CASES if c.required_tools[0] in READ_ONLY_TOOLS)
+        )
+        approvals_kept = await _approvals_kept(driver, built, gated, call_log)
+        input_kept = await _input_guardrail_kept(driver, built, [*read_only[:1], *gated])
     finally:
         await _settle(driver.close(built))
     output_kept = driver.capabilities.output_guardrails and await _output_guardrail_kept(
