@@ -1,4 +1,4 @@
-"""The package's public names are exactly its static `__all__`."""
+"""The package's public names are exactly its static, sorted `__all__`."""
 
 from __future__ import annotations
 
@@ -8,24 +8,34 @@ import sys
 
 import pytest
 
-import schemarouter_langchain
+import schemarouter_langchain as package
+
+PUBLIC_MODULES = ("errors", "testing", "validate")
+
+
+def _sort_key(name: str) -> tuple[int, str]:
+    """Constants, then classes, then everything else (ruff's RUF022 order)."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
 
 
 def test_all_lists_every_public_name() -> None:
-    public = {name for name in vars(schemarouter_langchain) if not name.startswith("_")} - {"annotations"}
-    modules = {m.name for m in pkgutil.iter_modules(schemarouter_langchain.__path__)}
-    assert set(schemarouter_langchain.__all__) == (public - modules) | {"__version__"}
-    assert len(schemarouter_langchain.__all__) == len(set(schemarouter_langchain.__all__))
+    modules = {module.name for module in pkgutil.iter_modules(package.__path__)}
+    public = {name for name in vars(package) if not name.startswith("_")} - {"annotations"} - modules
+    assert set(package.__all__) == public | {"__version__"}
+
+
+def test_all_is_sorted_without_duplicates() -> None:
+    assert package.__all__ == sorted(set(package.__all__), key=_sort_key)
 
 
 def test_every_name_resolves() -> None:
-    for name in schemarouter_langchain.__all__:
-        assert getattr(schemarouter_langchain, name) is not None
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name
 
 
 def test_public_modules_import() -> None:
-    for module in ("testing", "validate", "errors"):
-        importlib.import_module(f"schemarouter_langchain.{module}")
+    for module in PUBLIC_MODULES:
+        importlib.import_module(f"{package.__name__}.{module}")
 
 
 def test_the_old_driver_module_still_imports_with_a_warning() -> None:

@@ -1,25 +1,35 @@
-"""The package's public surface is exactly its static `__all__`."""
+"""The package's public names are exactly its static, sorted `__all__`."""
 
 from __future__ import annotations
 
-import inspect
+import importlib
+import pkgutil
 
 import schemarouter_openai_agents as package
 
+PUBLIC_MODULES = ("errors", "testing", "validate")
 
-def test_all_names_exist() -> None:
-    missing = [name for name in package.__all__ if not hasattr(package, name)]
-    assert missing == []
+
+def _sort_key(name: str) -> tuple[int, str]:
+    """Constants, then classes, then everything else (ruff's RUF022 order)."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
 
 
 def test_all_lists_every_public_name() -> None:
-    public = {
-        name
-        for name, value in vars(package).items()
-        if not name.startswith("_") and not inspect.ismodule(value) and name != "annotations"
-    }
-    assert public - {"__version__"} == set(package.__all__) - {"__version__"}
+    modules = {module.name for module in pkgutil.iter_modules(package.__path__)}
+    public = {name for name in vars(package) if not name.startswith("_")} - {"annotations"} - modules
+    assert set(package.__all__) == public | {"__version__"}
 
 
-def test_all_has_no_duplicates() -> None:
-    assert len(package.__all__) == len(set(package.__all__))
+def test_all_is_sorted_without_duplicates() -> None:
+    assert package.__all__ == sorted(set(package.__all__), key=_sort_key)
+
+
+def test_every_name_resolves() -> None:
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name
+
+
+def test_public_modules_import() -> None:
+    for module in PUBLIC_MODULES:
+        importlib.import_module(f"{package.__name__}.{module}")
