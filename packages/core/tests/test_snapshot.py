@@ -336,3 +336,21 @@ def test_mcp_source_type_is_accepted(tmp_path: Path) -> None:
     save_snapshot(SchemaRouter(catalog), tmp_path / "s")
     source = McpSource.stdio("python", ["-c", "pass"], name="srv")
     assert set(load_snapshot(tmp_path / "s", sources=[source]).sources) == {"srv"}
+
+
+def test_loading_leaves_the_garbage_collector_as_it_found_it(snapshot: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    load_snapshot(snapshot)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_snapshot(snapshot)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    snapshot.write_bytes(b"garbage")
+    with pytest.raises(SnapshotError):
+        load_snapshot(snapshot)
+    assert gc.isenabled()

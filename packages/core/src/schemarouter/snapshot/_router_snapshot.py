@@ -21,6 +21,7 @@ every call), and refuses a tool whose contract changed on its server since.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import math
 from collections.abc import Iterable
@@ -230,14 +231,32 @@ def load_snapshot(
     `name` and `dim` must be those the snapshot records. `rebuild=True` rebuilds a snapshot of
     another library or encoder version from its contracts instead of raising `SnapshotError`.
     """
-    source_path = Path(path)
+    # Loading makes millions of small objects (the contracts' JSON) and frees none of them: the
+    # cyclic garbage collector would walk them again and again for nothing (it took about 45 % of
+    # the load's CPU time at 10,000 tools). It is paused for the load and restored as it was.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(Path(path), list(sources), policy, encoder, hybrid, rebuild)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _load(
+    source_path: Path,
+    given: list[McpSource | CallableSource],
+    policy: ExecutionPolicy | None,
+    encoder: TextEncoder | None,
+    hybrid: HybridPolicy | None,
+    rebuild: bool,
+) -> SchemaRouter:
     meta, sections = read_sections(source_path)
     catalog = catalog_from_record(sections.get("catalog"))
     if meta.get("catalog_version") != catalog.version:
         raise SnapshotError(
             f"{source_path} states catalog version {meta.get('catalog_version')!r}, not its own"
         )
-    given = list(sources)
     known = set(catalog.sources) | {skip.source for skip in catalog.skipped}
     unknown = sorted(s.name for s in given if s.name not in known)
     if unknown:
