@@ -59,6 +59,7 @@ RUN_ELSEWHERE: dict[tuple[str, str], str] = {
     # (document, text in the block): the test that runs the block as written
     ("packages/core/README.md", ""): "packages/core/tests/test_readme.py",
     ("docs/execution.md", ""): "packages/core/tests/test_execution_docs.py",
+    ("docs/snapshots.md", "load_snapshot("): "packages/core/tests/test_snapshot_docs.py",
     ("packages/adapter-langchain/README.md", "router = await SchemaRouter.from_stdio("): (
         "packages/adapter-langchain/tests/test_readme.py"
     ),

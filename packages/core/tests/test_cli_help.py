@@ -13,12 +13,14 @@ import pytest
 from schemarouter import __version__
 from schemarouter.cli import build_parser, main
 
-COMMANDS = ("catalog", "route", "calibrate", "demo")
-
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # pyright: ignore[reportPrivateUsage]
     return dict(action.choices)  # pyright: ignore[reportUnknownArgumentType]
+
+
+COMMANDS = tuple(sorted(_subparsers(build_parser())))
+"""Every subcommand, as registered: a new one is held to the same help as the first four."""
 
 
 def test_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -29,7 +31,7 @@ def test_version_prints_the_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_command_is_covered() -> None:
-    assert tuple(sorted(_subparsers(build_parser()))) == tuple(sorted(COMMANDS))
+    assert {"catalog", "route", "calibrate", "demo"} <= set(COMMANDS)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
