@@ -112,6 +112,7 @@ OVER_REJECTIONS = (0.05, 0.10)
 KEPT_REASONS = frozenset({"routed", "preferred_route", "lexical_gate", "hybrid_agree", "semantic_match"})
 """`Candidate.reason` of a kept tool, in either mode."""
 CAUSES = ("no_route", "gate", "k")
+VERDICTS = ("route", "uncertain", "no_route")
 TOP_REFUSED = 10
 REASONS_SHOWN = 6
 
@@ -145,6 +146,8 @@ class Outcome:
     """The reason behind the cause (`Retrieval.reason` and the gold tools' reasons)."""
     confidence: float
     consistent: bool
+    verdict: str = "no_route"
+    """The allow-set's outcome: `route`, `uncertain` (the best few with weak evidence) or `no_route`."""
     """The allow-set holds exactly the tools `retrieve` keeps."""
 
 
@@ -334,9 +337,9 @@ def _cause(retrieval: Retrieval, reasons: Mapping[str, str]) -> str:
 def judge(router: SchemaRouter, visibility: Visibility, case: Case) -> Outcome:
     retrieval = router.retrieve(case.query, DEFAULT_K, explain=False)
     allowed = visibility.allow_set(case.query)
-    scored: list[Candidate] = [*retrieval.candidates, *retrieval.dropped]
+    scored: list[Candidate] = [*retrieval.candidates, *retrieval.uncertain, *retrieval.dropped]
     confidence = max((c.score for c in scored), default=0.0)
-    consistent = allowed.routes == retrieval.routes
+    consistent = allowed.routes == tuple(c.route for c in retrieval.offered)
     shown = set(allowed.names)
     hits = case.gold & shown
     cause = detail = ""
@@ -356,6 +359,7 @@ def judge(router: SchemaRouter, visibility: Visibility, case: Case) -> Outcome:
         detail=detail,
         confidence=confidence,
         consistent=consistent,
+        verdict=allowed.outcome,
     )
 
 
@@ -379,6 +383,7 @@ def _refusals(pairs: Sequence[tuple[Case, Outcome]]) -> dict[str, Any]:
         "refused": refused,
         "refused_share": _share(refused, n),
         "details": dict(Counter(o.detail for _, o in pairs if o.cause)),
+        "verdicts": _verdicts(pairs),
     }
     for cause in CAUSES:
         out[cause] = causes[cause]
@@ -387,9 +392,25 @@ def _refusals(pairs: Sequence[tuple[Case, Outcome]]) -> dict[str, Any]:
     return out
 
 
+def _verdicts(pairs: Sequence[tuple[Case, Outcome]]) -> dict[str, Any]:
+    """How many requests each outcome got (`route`, `uncertain`, `no_route`), and shares."""
+    n = len(pairs)
+    counts = Counter(o.verdict for _, o in pairs)
+    out: dict[str, Any] = {}
+    for verdict in VERDICTS:
+        out[verdict] = counts[verdict]
+        out[f"{verdict}_share"] = _share(counts[verdict], n)
+    return out
+
+
 def _acceptance(pairs: Sequence[tuple[Case, Outcome]]) -> dict[str, Any]:
     accepted = sum(o.routed for _, o in pairs)
-    return {"requests": len(pairs), "accepted": accepted, "accepted_share": _share(accepted, len(pairs))}
+    return {
+        "requests": len(pairs),
+        "accepted": accepted,
+        "accepted_share": _share(accepted, len(pairs)),
+        "verdicts": _verdicts(pairs),
+    }
 
 
 def _separation(pos: Sequence[float], neg: Sequence[float]) -> dict[str, Any]:
@@ -557,6 +578,22 @@ def print_report(report: dict[str, Any]) -> None:
         )
     tools = report["sizes"]["small"].get("tools_per_catalog", {})
     print("  small catalogs by tool count: " + ", ".join(f"{k}: {v}" for k, v in sorted(tools.items())))
+    print()
+    print("0. Verdicts: route (confident) / uncertain (best few with weak evidence) / no route")
+    print("   Supported requests refused = no route; unsupported requests accepted = route or uncertain")
+    rows = []
+    for group in GROUPS:
+        for mode in modes:
+            groups = report["modes"][mode]["groups"][group]
+            sup = groups["supported"]["all"]["verdicts"]
+            cells = [f"{group} / supported", mode, "/".join(f"{sup[v + '_share']:.3f}" for v in VERDICTS)]
+            rows.append(cells)
+            for kind, acc in groups["unsupported"].items():
+                if kind == "all":
+                    continue
+                v = acc["verdicts"]
+                rows.append([f"{group} / {kind}", mode, "/".join(f"{v[x + '_share']:.3f}" for x in VERDICTS)])
+    _table(["group / requests", "mode", "route / uncertain / no route"], rows)
     print()
     print("1+3. Supported requests: gold tool not in the default allow-set, by cause")
     print("     (a) no route at all, (b) gate dropped the gold tool (or did not rank it), (c) lost to k")

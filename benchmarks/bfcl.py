@@ -77,7 +77,7 @@ class Ranker:
             order = sorted(range(len(self._names)), key=lambda i: (-float(sims[i]), self._names[i]))
             return [self._names[i] for i in order[:depth]]
         retrieval = self.router.retrieve(query, depth, policy=OPEN, explain=False)
-        ranked = sorted((*retrieval.candidates, *retrieval.dropped), key=lambda c: (-c.rank_score, c.route))
+        ranked = sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
         return [c.name for c in ranked[:depth]]
 
     def allowed(self, query: str) -> tuple[str, ...] | None:

@@ -68,8 +68,13 @@ def test_a_query_that_names_a_tool_routes_to_it(query: str, tool: str) -> None:
     ],
 )
 def test_a_poisoned_tool_stays_out_of_unrelated_allow_sets(query: str) -> None:
+    """Not routed, and not offered as uncertain either: everyday words stuffed into a description
+    are no evidence, weak or strong."""
+    from schemarouter import Visibility
+
     retrieval = router(POISONED).retrieve(query, 3)
-    assert "omni_assistant" not in retrieval.names
+    assert "omni_assistant" not in {c.name for c in retrieval.offered}
+    assert "omni_assistant" not in Visibility(router(POISONED), k=3).allow_set(query).names
 
 
 def test_a_poisoned_tool_does_not_push_out_the_right_tool() -> None:
@@ -78,22 +83,57 @@ def test_a_poisoned_tool_does_not_push_out_the_right_tool() -> None:
     assert "omni_assistant" not in retrieval.names
 
 
-def test_every_dropped_candidate_says_why() -> None:
-    retrieval = router(POISONED).retrieve("help me find something new", 3)
-    assert retrieval.no_route
-    assert retrieval.dropped
+def test_every_refused_candidate_says_why() -> None:
+    strict = RetrievalAbstentionPolicy(uncertain_tools=0)
+    retrieval = router(POISONED).retrieve("help me find something new", 3, policy=strict)
+    assert retrieval.no_route and retrieval.outcome == "no_route"
+    assert retrieval.dropped and not retrieval.uncertain
     assert {c.reason for c in retrieval.dropped} <= {"no_identifier_signal", "weak_evidence"}
     assert all(not c.kept for c in retrieval.dropped)
+
+
+def test_weak_evidence_offers_the_best_few_as_uncertain() -> None:
+    """ "find" reads as "search" and hits a description: too little to route, enough to offer."""
+    retrieval = router(POISONED).retrieve("help me find something new", 3)
+    assert retrieval.outcome == "uncertain" and retrieval.reason == "weak_evidence"
+    assert not retrieval.no_route and not retrieval.candidates
+    assert [c.name for c in retrieval.uncertain] == ["search_customers"]
+    assert all(c.reason == "uncertain" and not c.kept for c in retrieval.uncertain)
+    assert "search_customers" not in {c.name for c in retrieval.dropped}
+
+
+@pytest.mark.parametrize("query", ["tell me a joke about cats", "what is the meaning of life", ""])
+def test_no_evidence_for_any_tool_is_no_route(query: str) -> None:
+    retrieval = router(POISONED).retrieve(query, 3)
+    assert retrieval.outcome == "no_route" and retrieval.no_route
+    assert not retrieval.offered
+
+
+def test_uncertain_offers_at_most_uncertain_tools_and_at_most_k() -> None:
+    one = RetrievalAbstentionPolicy(uncertain_tools=1)
+    query = "help me find the latest things about money"
+    assert len(router(POISONED).retrieve(query, 3, policy=one).uncertain) <= 1
+    assert len(router(POISONED).retrieve(query, 1).uncertain) <= 1
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", True, None])
+def test_uncertain_tools_must_be_a_count(bad: object) -> None:
+    with pytest.raises(UserError, match="uncertain_tools"):
+        RetrievalAbstentionPolicy(uncertain_tools=bad)  # type: ignore[arg-type]
 
 
 def test_min_score_adds_a_threshold_on_top_of_the_gate() -> None:
     r = router()
     loose = r.retrieve("send an email", 3)
     assert loose.names[0] == "send_email"
-    strict = r.retrieve("send an email", 3, policy=RetrievalAbstentionPolicy(min_score=0.999))
+    policy = RetrievalAbstentionPolicy(min_score=0.999, uncertain_tools=0)
+    strict = r.retrieve("send an email", 3, policy=policy)
     assert strict.no_route
     assert strict.reason == "below_min_score"
     assert strict.dropped[0].reason == "below_min_score"
+    # with the uncertain outcome on, a tool refused by the threshold is offered as uncertain
+    offered = r.retrieve("send an email", 3, policy=RetrievalAbstentionPolicy(min_score=0.999))
+    assert offered.outcome == "uncertain" and offered.uncertain[0].name == "send_email"
 
 
 def test_a_preferred_route_survives_the_gate() -> None:
@@ -131,7 +171,29 @@ def test_a_number_shared_with_a_parameter_description_does_not_route() -> None:
     routed = SchemaRouter(Catalog.from_specs("demo", specs)).retrieve("convert 100 dollars to euros", 3)
     assert routed.names == ("convert_currency",)
     alone = SchemaRouter(Catalog.from_specs("demo", specs[1:])).retrieve("what about 100", 3)
-    assert alone.no_route
+    assert alone.no_route and not alone.uncertain
+
+
+def test_argument_text_alone_is_no_evidence_but_still_ranks() -> None:
+    """A request word found only in a parameter's description or enum values names a value the
+    tool takes, not what it does: "weather in Tokyo" over a time-zone converter whose parameter
+    text gives 'Asia/Tokyo' as an example routes nothing and offers nothing."""
+    converter = ToolSpec(
+        "convert_time",
+        "Convert time between timezones",
+        {
+            "type": "object",
+            "properties": {
+                "target_timezone": {"type": "string", "description": "IANA name such as 'Asia/Tokyo'"}
+            },
+        },
+    )
+    r = SchemaRouter(Catalog.from_specs("time", [converter]))
+    retrieval = r.retrieve("what's the weather in Tokyo", 3)
+    assert retrieval.outcome == "no_route"
+    (ranked,) = retrieval.dropped
+    assert ranked.name == "convert_time" and {s.field for s in ranked.signals} == {"param_text"}
+    assert r.retrieve("convert 3pm London time to Tokyo time", 3).names == ("convert_time",)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), -0.1, float("inf"), "0.5", True, None])

@@ -183,7 +183,7 @@ def test_a_paraphrase_with_no_shared_word_is_routed(hybrid: SchemaRouter, query:
 @pytest.mark.parametrize(("query", "tool"), sorted(RANKED_PARAPHRASES.items()))
 def test_the_right_tool_ranks_first_for_every_paraphrase(hybrid: SchemaRouter, query: str, tool: str) -> None:
     retrieval = hybrid.retrieve(query, 3)
-    ranked = sorted((*retrieval.candidates, *retrieval.dropped), key=lambda c: (-c.score, c.route))
+    ranked = sorted(retrieval.reported, key=lambda c: (-c.score, c.route))
     assert ranked[0].name == tool
 
 
@@ -282,11 +282,15 @@ def test_min_score_applies_to_the_fused_score(hybrid: SchemaRouter) -> None:
     query = "mail a note to my boss"
     routed = hybrid.retrieve(query, 3)
     assert routed.names == ("send_email",)
+    threshold = routed.candidates[0].score + 0.01
     strict = hybrid.retrieve(
-        query, 3, policy=RetrievalAbstentionPolicy(min_score=routed.candidates[0].score + 0.01)
+        query, 3, policy=RetrievalAbstentionPolicy(min_score=threshold, uncertain_tools=0)
     )
     assert strict.no_route
     assert strict.dropped[0].reason == "below_min_score"
+    # with the uncertain outcome on, the tool below the threshold is offered, not routed
+    offered = hybrid.retrieve(query, 3, policy=RetrievalAbstentionPolicy(min_score=threshold))
+    assert offered.outcome == "uncertain" and offered.uncertain[0].name == "send_email"
 
 
 def test_calibrate_thresholds_the_fused_decision(hybrid: SchemaRouter) -> None:
@@ -302,7 +306,7 @@ def test_calibrate_thresholds_the_fused_decision(hybrid: SchemaRouter) -> None:
     for query in [q for q, _ in supported] + unsupported:
         best = max((c.score for c in hybrid.retrieve(query, 12).candidates), default=None)
         expected = best is not None and best >= report.threshold
-        assert (not visibility.allow_set(query).no_route) == expected, query
+        assert (visibility.allow_set(query).outcome == "route") == expected, query
 
 
 def test_blocked_wins_in_hybrid_mode(hybrid: SchemaRouter) -> None:
@@ -319,8 +323,11 @@ def test_no_route_reasons_are_those_of_the_lexical_mode(hybrid: SchemaRouter) ->
         hidden = Visibility(router, k=3, allowed={"play_music"}).allow_set(query)
         assert (hidden.names, hidden.reason) == ((), "static_rules_hid_all"), router.mode
         best = router.retrieve(query, 3).candidates[0].score
-        strict = router.retrieve(query, 3, policy=RetrievalAbstentionPolicy(min_score=best + 0.01))
+        policy = RetrievalAbstentionPolicy(min_score=best + 0.01, uncertain_tools=0)
+        strict = router.retrieve(query, 3, policy=policy)
         assert (strict.no_route, strict.reason) == (True, "below_min_score"), router.mode
+        offered = router.retrieve(query, 3, policy=RetrievalAbstentionPolicy(min_score=best + 0.01))
+        assert (offered.outcome, offered.reason) == ("uncertain", "weak_evidence"), router.mode
         wordless = router.retrieve("is it the one that was?", 3)
         assert (wordless.no_route, wordless.reason) == (True, "no_content_words"), router.mode
 

@@ -65,7 +65,7 @@ class TopicEncoder:
 def _ranked(policy: HybridPolicy | None) -> list[Any]:
     router = SchemaRouter(CATALOG).with_semantic(TopicEncoder(), policy=policy)
     retrieval = router.retrieve(REQUEST, 4)
-    return sorted((*retrieval.candidates, *retrieval.dropped), key=lambda c: (-c.rank_score, c.route))
+    return sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
 
 
 def test_a_request_is_cut_into_its_clauses() -> None:

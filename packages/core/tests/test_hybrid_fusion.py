@@ -63,7 +63,7 @@ CATALOG = Catalog.from_specs("docs", [ToolSpec(name, DESCRIPTIONS[name]) for nam
 def _top(policy: HybridPolicy | None, k: int) -> list[str]:
     router = SchemaRouter(CATALOG).with_semantic(AngleEncoder(), policy=policy)
     retrieval = router.retrieve(REQUEST, k)
-    ranked = sorted((*retrieval.candidates, *retrieval.dropped), key=lambda c: (-c.rank_score, c.route))
+    ranked = sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
     return [c.name for c in ranked[:k]]
 
 

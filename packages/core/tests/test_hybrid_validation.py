@@ -268,8 +268,7 @@ def test_huge_or_tiny_finite_vectors_give_the_same_cosines(scale: float) -> None
     def cosines(encoder: WordsEncoder) -> dict[str, float]:
         retrieval = SchemaRouter(CATALOG).with_semantic(encoder).retrieve("send an email message", 3)
         return {
-            c.route: next(s.weight for s in c.signals if s.field == "semantic")
-            for c in (*retrieval.candidates, *retrieval.dropped)
+            c.route: next(s.weight for s in c.signals if s.field == "semantic") for c in retrieval.reported
         }
 
     expected = cosines(WordsEncoder())

@@ -24,7 +24,13 @@ from schemarouter.retrieval._gate import (  # pyright: ignore[reportPrivateUsage
     unrouted_reason,
     verdicts,
 )
-from schemarouter.retrieval._index import _IDENTIFIER_MASK, LexicalIndex, Ranked  # pyright: ignore[reportPrivateUsage]
+from schemarouter.retrieval._index import (  # pyright: ignore[reportPrivateUsage]
+    _ARGUMENT_MASK,
+    _IDENTIFIER_MASK,
+    LexicalIndex,
+    MatchEvidence,
+    Ranked,
+)
 from schemarouter.retrieval._results import Candidate
 
 _VOCABULARY = (
@@ -78,12 +84,21 @@ def ranking(
     return list(zip(result.docs, result.rank_scores, strict=True)), result.matched
 
 
+def _gained(mask: int, evidence: MatchEvidence) -> float:
+    """What one hit brings, by the fields it lands on: identifier, argument text alone, or other."""
+    on_name, elsewhere, on_argument = evidence
+    if mask & _IDENTIFIER_MASK:
+        return on_name
+    return on_argument if mask == _ARGUMENT_MASK else elsewhere
+
+
 def exhaustive_accumulation(
-    index: LexicalIndex, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[tuple[float, float]]]
+    index: LexicalIndex, terms: tuple[QueryTerm, ...], evidence: Sequence[Sequence[MatchEvidence]]
 ) -> tuple[dict[int, float], dict[int, float]]:
     """Reference: BM25F score and gate evidence per tool, by a scalar walk of every posting.
 
-    `evidence[i][j]` is the (identifier hit, other hit) evidence of `terms[i].matches[j]`.
+    `evidence[i][j]` is the (identifier hit, other hit, argument-text hit) evidence of
+    `terms[i].matches[j]`.
     A query term counts once per tool: through its best match there.
     """
     scores: dict[int, float] = defaultdict(float)
@@ -96,24 +111,21 @@ def exhaustive_accumulation(
         if len(qt.matches) == 1:
             match = qt.matches[0]
             quality = match.quality * scale
-            on_name, elsewhere = weights[0]
             for doc, weight in zip(*(a.tolist() for a in postings[match.term]), strict=True):
                 scores[doc] += weight * quality
-                named = doc_fields[doc][match.term] & _IDENTIFIER_MASK
-                gained = on_name if named else elsewhere
+                gained = _gained(doc_fields[doc][match.term], weights[0])
                 if gained:
                     support[doc] += gained
         elif qt.matches:
             best: dict[int, float] = {}
             best_support: dict[int, float] = {}
-            for match, (on_name, elsewhere) in zip(qt.matches, weights, strict=True):
+            for match, match_evidence in zip(qt.matches, weights, strict=True):
                 quality = match.quality * scale
                 for doc, weight in zip(*(a.tolist() for a in postings[match.term]), strict=True):
                     value = weight * quality
                     if value > best.get(doc, 0.0):
                         best[doc] = value
-                    named = doc_fields[doc][match.term] & _IDENTIFIER_MASK
-                    gained = on_name if named else elsewhere
+                    gained = _gained(doc_fields[doc][match.term], match_evidence)
                     if gained > best_support.get(doc, 0.0):
                         best_support[doc] = gained
             for doc, value in best.items():
@@ -127,7 +139,7 @@ def evidence_by_lookup(
     index: LexicalIndex,
     doc: int,
     terms: tuple[QueryTerm, ...],
-    evidence: Sequence[Sequence[tuple[float, float]]],
+    evidence: Sequence[Sequence[MatchEvidence]],
 ) -> tuple[float, float]:
     """Reference: one tool's gate evidence, and the part of it that names the tool, by lookup.
 
@@ -143,24 +155,21 @@ def evidence_by_lookup(
         if len(matches) == 1:
             mask = fields.get(matches[0].term)
             if mask is not None:
-                on_name, elsewhere = weights[0]
+                gained = _gained(mask, weights[0])
+                total += gained
                 if mask & _IDENTIFIER_MASK:
-                    total += on_name
-                    identifier += on_name
-                elif elsewhere:
-                    total += elsewhere
+                    identifier += gained
         elif matches:
             best = 0.0
             first = True
-            for match, (on_name, elsewhere) in zip(matches, weights, strict=True):
+            for match, match_evidence in zip(matches, weights, strict=True):
                 mask = fields.get(match.term)
                 if mask is not None:
-                    named = mask & _IDENTIFIER_MASK
+                    gained = _gained(mask, match_evidence)
                     if first:
                         first = False
-                        if named:
-                            identifier += on_name
-                    gained = on_name if named else elsewhere
+                        if mask & _IDENTIFIER_MASK:
+                            identifier += gained
                     if gained > best:
                         best = gained
             if best > 0.0:
@@ -240,6 +249,7 @@ def test_the_gate_stopping_early_reports_what_a_full_pass_would(seed: int) -> No
                 continue
             expected.append(candidate)
         assert fast.candidates == full.candidates
+        assert fast.uncertain == full.uncertain
         assert list(fast.dropped) == expected
         assert (fast.reason, fast.no_route, fast.matched) == (full.reason, full.no_route, full.matched)
 
@@ -290,12 +300,14 @@ def test_visibility_reports_the_gates_decisions_tool_by_tool(seed: int) -> None:
     blocked = {tools[rng.randrange(len(tools))].name for _ in range(6)}
     visibility = Visibility(router, k=3, blocked=blocked)
     hidden = {doc: "blocked" for doc, cap in enumerate(router.index.capabilities) if cap.name in blocked}
-    compared = 0
+    compared = uncertain = 0
     for query in random_queries(seed, 60):
         retrieval = gate(router.index, query, 3, hidden=hidden)
         expected: list[tuple[str, bool, str, str, float | None]] = []
         for c in retrieval.candidates:
             expected.append((c.route, True, "routed", c.reason, c.score))
+        for c in retrieval.uncertain:
+            expected.append((c.route, True, "uncertain", "uncertain", c.score))
         for c in retrieval.dropped:
             if c.reason == "blocked":
                 expected.append((c.route, False, "blocked", "static rule", c.score))
@@ -305,10 +317,13 @@ def test_visibility_reports_the_gates_decisions_tool_by_tool(seed: int) -> None:
                 expected.append((c.route, False, "gate_dropped", c.reason, c.score))
         allow = visibility.allow_set(query)
         assert [(d.route, d.visible, d.reason, d.detail, d.score) for d in allow.decisions] == expected
-        assert allow.routes == retrieval.routes
+        assert allow.routes == tuple(c.route for c in retrieval.offered)
         assert allow.reason == retrieval.reason
+        assert allow.outcome == retrieval.outcome
+        uncertain += bool(retrieval.uncertain)
         compared += len(expected)
     assert compared > 100
+    assert uncertain > 0  # the uncertain outcome is among the decisions compared
 
 
 def test_identifier_score_is_the_evidence_of_identifier_hits_in_the_signals() -> None:
@@ -372,7 +387,8 @@ def test_gate_decisions_equal_a_scalar_walk_of_the_ranked_tools(seed: int) -> No
         k = rng.choice([1, 3, 5])
         min_score = rng.choice([0.0, 0.2, 0.4])
         report_all = replace(DEFAULT_GATE, reported_dropped=10_000)
-        policy = RetrievalAbstentionPolicy(min_score=min_score)
+        # the confident gate alone: the uncertain outcome has tests of its own
+        policy = RetrievalAbstentionPolicy(min_score=min_score, uncertain_tools=0)
         outcome = gate(index, query, k, policy, settings=report_all)
         reference = scalar_verdicts(index, query, k, min_score)
         got = [

@@ -168,4 +168,4 @@ def test_a_pasted_tool_name_still_ranks_its_parts() -> None:
 def test_the_parts_of_a_name_written_apart_do_not_name_the_tool() -> None:
     """Only the name as one word names the tool; its everyday parts in a sentence do not."""
     retrieval = SchemaRouter(Catalog.from_specs("demo", NAMED_TOOLS)).retrieve("get the customer", 3)
-    assert retrieval.no_route
+    assert not retrieval.candidates  # no confident route (the customer tools may be offered as uncertain)

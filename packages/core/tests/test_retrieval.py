@@ -43,9 +43,10 @@ def test_the_tool_whose_name_and_description_match_ranks_first() -> None:
 
 
 def test_parameter_descriptions_and_enum_values_are_indexed() -> None:
+    """They rank a tool; alone they are no gate evidence (they name values a tool takes)."""
     retrieval = router().retrieve("business class departing from the airport", 3)
-    assert retrieval.names[0] == "search_flights"
-    fields = {s.field for s in retrieval.candidates[0].signals}
+    assert retrieval.reported[0].name == "search_flights"
+    fields = {s.field for s in retrieval.reported[0].signals}
     assert {"param_text"} <= fields
 
 
@@ -56,7 +57,7 @@ def test_a_closer_name_outranks_a_longer_one() -> None:
 
 def test_results_are_never_padded_with_tools_that_matched_nothing() -> None:
     retrieval = router().retrieve("convert currency", 5)
-    ranked = (*retrieval.candidates, *retrieval.dropped)
+    ranked = retrieval.reported
     assert all(c.signals for c in ranked)
     assert "send_email" not in {c.name for c in ranked}
 
@@ -72,7 +73,7 @@ def test_same_input_same_order() -> None:
 def test_ties_break_by_route() -> None:
     catalog = Catalog.from_specs("t", [ToolSpec("b_tool", "alpha beta"), ToolSpec("a_tool", "alpha beta")])
     retrieval = SchemaRouter(catalog).retrieve("alpha beta", 2)
-    ranked = [c.name for c in (*retrieval.candidates, *retrieval.dropped)]
+    ranked = [c.name for c in retrieval.reported]
     assert ranked == ["a_tool", "b_tool"]
 
 

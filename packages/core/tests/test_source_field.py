@@ -55,7 +55,10 @@ def test_the_server_name_lends_its_words_to_tools_with_opaque_names() -> None:
     )
     assert set(ranked.routes[:2]) == {"music-analysis:load", "music-analysis:beat_track"}
     assert {s.field for c in ranked.candidates for s in c.signals} == {"source"}
-    assert SchemaRouter(_servers()).retrieve("run a music analysis of my song", 3).no_route
+    alone = SchemaRouter(_servers()).retrieve("run a music analysis of my song", 3)
+    assert not alone.candidates  # no confident route; the server's tools are offered as uncertain
+    assert {c.route for c in alone.uncertain} <= {"music-analysis:load", "music-analysis:beat_track"}
+    assert alone.outcome == "uncertain"
 
 
 def test_a_source_shared_by_every_tool_names_none_of_them() -> None:

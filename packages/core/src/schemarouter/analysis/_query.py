@@ -133,12 +133,21 @@ class QueryAnalyzer:
             specific = settings.number_specificity
         else:
             specific = specificity(meant) if surface.isalpha() else 1.0
+        # as everyday as its most common form: "writing" as "write" (a stem that is no word counts as rare)
+        base = min(specific, specificity(word)) if word != surface and word.isalpha() else specific
         rarity = max((self._vocabulary.rarity(m.term) * m.quality for m in matches), default=0.0)
         return remember(
             self._resolved,
             surface,
             QueryTerm(
-                surface, word, specific, rarity * specific, tuple(matches), corrected, frozenset(by_synonym)
+                surface,
+                word,
+                specific,
+                rarity * specific,
+                tuple(matches),
+                corrected,
+                frozenset(by_synonym),
+                base_specificity=base,
             ),
             _RESOLVE_CACHE,
         )
@@ -294,4 +303,5 @@ class QueryAnalyzer:
             term.by_synonym - dropped,
             term.surface + "\x00" + "\x00".join(sorted(dropped)),
             term.named_by,
+            term.base_specificity,
         )

@@ -85,7 +85,12 @@ class QueryTerm:
     matches a request dropped (see `QueryAnalyzer.query_terms`), `surface` and what was dropped."""
     named_by: str | None = None
     """For a word a file name in the request stands for (see `_paths`), that file name."""
+    base_specificity: float = -1.0
+    """`specificity` of the word's most common form: the lower of its own and its stem's, when
+    the stem is a word ("writing" is as everyday as "write"). Defaults to `specificity`."""
 
     def __post_init__(self) -> None:
         if not self.key:
             object.__setattr__(self, "key", self.surface)
+        if self.base_specificity < 0.0:
+            object.__setattr__(self, "base_specificity", self.specificity)

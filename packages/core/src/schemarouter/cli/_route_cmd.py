@@ -75,7 +75,7 @@ def route_to_json(
             {"route": d.route, "visible": d.visible, "reason": d.reason, "detail": d.detail, "score": d.score}
             for d in allow.decisions
         ],
-        "candidates": [_candidate_json(c) for c in (*retrieval.candidates, *retrieval.dropped)],
+        "candidates": [_candidate_json(c) for c in retrieval.reported],
         "matched_tools": retrieval.matched,
         "mode": mode,
         "encoder": encoder,
@@ -129,7 +129,7 @@ async def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    by_route = {c.route: c for c in (*retrieval.candidates, *retrieval.dropped)}
+    by_route = {c.route: c for c in retrieval.reported}
     if allow.no_route:
         stdout.print(
             f"[bold]no route[/] for {escape(printable(repr(args.query)))}: {escape(allow.reason)}",

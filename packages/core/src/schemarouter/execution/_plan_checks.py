@@ -175,10 +175,18 @@ def check_shortlist(
     given_kept = _kept(retrieval.retrieval)
     fresh_kept = _kept(fresh)
     gate_dropped = {c.route: c.reason for c in (*retrieval.dropped, *fresh.dropped) if c.reason != "beyond_k"}
+    uncertain = {c.route for c in (*retrieval.uncertain, *fresh.uncertain)}
     for position, route in enumerate(plan.routes):
         role = "the planned route" if position == 0 else "the fallback route"
         if route in given_kept and route in fresh_kept:
             continue
+        if route in uncertain:
+            refuse(
+                RefusalReason.NO_ROUTE,
+                f"{role} {route} was offered only as uncertain (weak evidence): the selective "
+                "boundary runs confidently routed tools only",
+                route=route,
+            )
         if route in gate_dropped:
             refuse(
                 RefusalReason.NO_ROUTE,

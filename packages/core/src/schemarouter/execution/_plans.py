@@ -25,7 +25,7 @@ from ..catalog._canonical import canonical_bytes
 from ..catalog._mcp import McpSource
 from ..errors import UserError
 from ..retrieval._abstention import RetrievalAbstentionPolicy
-from ..retrieval._results import Candidate, Retrieval
+from ..retrieval._results import Candidate, Retrieval, RouteOutcome
 from ._arguments import FrozenArguments
 from ._refusal import RefusalReason, refuse
 from ._router import Router
@@ -150,6 +150,15 @@ class ExecutableRetrieval:
     @property
     def dropped(self) -> tuple[Candidate, ...]:
         return self.retrieval.dropped
+
+    @property
+    def uncertain(self) -> tuple[Candidate, ...]:
+        """Tools offered with weak evidence only; the selective boundary runs none of them."""
+        return self.retrieval.uncertain
+
+    @property
+    def outcome(self) -> RouteOutcome:
+        return self.retrieval.outcome
 
     @property
     def no_route(self) -> bool:
@@ -394,12 +403,13 @@ def _choose_route(router: Router, request: PlanRequest) -> tuple[str, PlanSelect
     if request.preferred_route is not None:
         return request.preferred_route, "preferred_route"
     retrieval = router.retrieve(request.query, 1, explain=False)
-    ranked = (*retrieval.candidates, *retrieval.dropped)
+    ranked = retrieval.reported
     if retrieval.candidates:
         return _settled(router, retrieval.candidates[0], ranked), "routed"
-    if retrieval.dropped:
+    refused = (*retrieval.uncertain, *retrieval.dropped)
+    if refused:
         # No abstention here: the closest tool may be the wrong tool (see docs/execution.md).
-        best = max(retrieval.dropped, key=lambda c: c.score)
+        best = max(refused, key=lambda c: c.score)
         return _settled(router, best, ranked), "closest"
     refuse(RefusalReason.NO_ROUTE, f"no tool in the catalog matches the request ({retrieval.reason})")
 

@@ -7,18 +7,30 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 
-__all__ = ["RetrievalAbstentionPolicy", "require_policy"]
+__all__ = ["DEFAULT_ABSTENTION", "DEFAULT_UNCERTAIN_TOOLS", "RetrievalAbstentionPolicy", "require_policy"]
+
+DEFAULT_UNCERTAIN_TOOLS = 3
+"""Tools offered, best first, when a request has only weak evidence (the `uncertain` outcome)."""
 
 
 @dataclass(frozen=True, slots=True)
 class RetrievalAbstentionPolicy:
-    """Thresholds on top of the no-route gate.
+    """What the no-route gate's verdicts become: a confident route, an uncertain offer, or no route.
 
-    `min_score`: a candidate whose relevance score is below it is dropped
-    (`below_min_score`). Choose it with `calibrate(...)`, not by hand.
+    `min_score`: a candidate whose routing score is below it is not routed (`below_min_score`).
+    Choose it with `calibrate(...)`, not by hand.
+
+    `uncertain_tools`: when no tool earns a confident route but some have weak evidence (a
+    request word hits them, the semantic side finds them close, or their score is under
+    `min_score`), up to this many of them, best first, are offered anyway: the `uncertain`
+    outcome (`Retrieval.uncertain`, `AllowSet.outcome`). Hiding a tool that fits costs a user
+    the task; showing three that might costs a few hundred bytes of prompt. No route is left
+    for requests with no evidence for any tool. 0 turns the uncertain outcome off: weak
+    evidence is then no route, as before 0.1.
     """
 
     min_score: float = 0.0
+    uncertain_tools: int = DEFAULT_UNCERTAIN_TOOLS
 
     def __post_init__(self) -> None:
         value = self.min_score  # typed float, but any object can be passed at run time
@@ -26,6 +38,13 @@ class RetrievalAbstentionPolicy:
             raise UserError(f"min_score must be a number, got {type(value).__name__}")
         if not (math.isfinite(value) and value >= 0.0):  # NaN would turn abstention off
             raise UserError(f"min_score must be a finite number >= 0, got {value}")
+        count = self.uncertain_tools
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"uncertain_tools must be an int >= 0, got {count!r}")
+
+
+DEFAULT_ABSTENTION = RetrievalAbstentionPolicy()
+"""The policy of a retrieval given none: no threshold, uncertain outcome on."""
 
 
 def require_policy(policy: object, what: str = "abstention") -> RetrievalAbstentionPolicy | None:

@@ -17,18 +17,21 @@ fields, and a request that needs no tool tends to be weak on one of the two.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
+from ..analysis._terms import QueryTerm
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
-from ._abstention import RetrievalAbstentionPolicy
-from ._index import LexicalIndex, QueryTerm, Ranked
+from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
+from ._index import LexicalIndex, MatchEvidence, Ranked
 from ._results import Candidate, Retrieval, RouteReason, Signal
 
 __all__ = [
+    "UNCERTAIN_SPECIFICITY",
+    "UNCERTAIN_WHEN",
     "GateRanking",
     "LexicalGate",
     "GateSettings",
@@ -37,12 +40,19 @@ __all__ = [
     "kept_docs",
     "no_route_reason",
     "rank_for_gate",
+    "uncertain_count",
+    "uncertain_verdicts",
     "unrouted_reason",
     "verdicts",
 ]
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
+_ARGUMENT_MASK = _FIELD_BIT["param_text"]
+
+
+UNCERTAIN_SPECIFICITY = 0.45
+"""Default `GateSettings.uncertain_specificity` (chosen on the dev halves of the development data)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +64,12 @@ class GateSettings:
     other_field_power: float = 2.0
     """Outside the identifiers, specificity counts this many times: everyday words stuffed into a
     description add up to little."""
+    argument_evidence: float = 0.0
+    """Evidence of a hit on a tool's argument text alone (parameter descriptions and enum values),
+    relative to a hit elsewhere outside the identifiers. Argument text says what a parameter
+    holds (`'Asia/Tokyo'`, `'c-100'`), not what the tool does: "weather in Tokyo" must not route
+    a time-zone converter whose parameter description gives `Asia/Tokyo` as an example. Such hits
+    still rank."""
     prefix_evidence: float = 0.0
     """Evidence of a prefix match (`dealer` / `dealership`): it helps ranking, but is too loose to route."""
     synonym_evidence: float = 1.0
@@ -67,6 +83,12 @@ class GateSettings:
     rank_weight: float = 0.5
     """Share of the routing score taken from the BM25F ranking score (per unit of the catalog's
     highest term weight), geometric with the gate evidence; 0 = evidence alone."""
+    uncertain_specificity: float = UNCERTAIN_SPECIFICITY
+    """How specific in everyday English (`specificity`) a request word hitting a tool's other
+    fields must be for that tool to be offered in an uncertain outcome (see `uncertain_verdicts`);
+    a word hitting its name or title counts whatever its specificity. "Search", "song",
+    "weather" reach it; "write", "help", "find" do not, so that a description stuffed with
+    everyday words is never offered."""
     min_depth: int = 32
     """Ranked tools examined at least (more when k is large)."""
     reported_dropped: int = 10
@@ -85,6 +107,11 @@ def _unbounded(score: float) -> float:
 
 
 DEFAULT_GATE = GateSettings()
+
+
+def uncertain_count(policy: RetrievalAbstentionPolicy | None) -> int:
+    """How many tools an uncertain outcome offers under `policy` (the default policy's without one)."""
+    return (policy if policy is not None else DEFAULT_ABSTENTION).uncertain_tools
 
 
 def _floors(settings: GateSettings, policy: RetrievalAbstentionPolicy | None) -> tuple[float, float, float]:
@@ -109,9 +136,11 @@ def _routing_score(total: float, rank_score: float, unit: float, settings: GateS
     return 1.0 - math.exp(-total)
 
 
-def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -> list[tuple[float, float]]:
-    """Per match of one query term: the evidence of a hit on an identifier, and elsewhere."""
-    row: list[tuple[float, float]] = []
+def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -> list[MatchEvidence]:
+    """Per match of one query term: the evidence of a hit on an identifier, elsewhere, and on
+    argument text alone."""
+    row: list[MatchEvidence] = []
+    argument_factor = settings.argument_evidence
     for match in qt.matches:
         kind = match.kind
         if kind == "prefix":
@@ -123,15 +152,25 @@ def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -
         rarity = index.rarity(match.term) * factor
         on_name = rarity * qt.specificity
         elsewhere = rarity * qt.specificity**settings.other_field_power * settings.other_field_factor
-        row.append((on_name, elsewhere))
+        row.append((on_name, elsewhere, elsewhere * argument_factor))
     return row
 
 
 def _match_evidence(
     index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
-) -> list[list[tuple[float, float]]]:
-    """Per query term and match: the evidence of a hit on an identifier, and elsewhere."""
+) -> list[list[MatchEvidence]]:
+    """Per query term and match: the evidence of a hit on an identifier, elsewhere, and on
+    argument text alone."""
     return [_term_evidence(index, qt, settings) for qt in terms]
+
+
+def _hit(mask: int, evidence: MatchEvidence) -> float:
+    """The evidence of one hit, by the fields it lands on (a bitmask): on an identifier, on
+    argument text alone, or elsewhere."""
+    on_name, elsewhere, on_argument = evidence
+    if mask & _IDENTIFIER_MASK:
+        return on_name
+    return on_argument if mask == _ARGUMENT_MASK else elsewhere
 
 
 def _fields_of(mask: int) -> tuple[str, ...]:
@@ -146,16 +185,16 @@ def _signals(
     index: LexicalIndex,
     doc: int,
     terms: tuple[QueryTerm, ...],
-    weights: list[list[tuple[float, float]]],
+    weights: list[list[MatchEvidence]],
 ) -> tuple[Signal, ...]:
     """The signals behind one tool's score: which query word hit which field, with what evidence.
 
-    `weights[i][j]` is the (identifier hit, other hit) evidence of `terms[i].matches[j]`.
+    `weights[i][j]` is the (identifier hit, other hit, argument-text hit) evidence of
+    `terms[i].matches[j]`.
     """
     signals: list[Signal] = []
     for i, j, mask in index.doc_hits(doc, terms):
-        on_name, elsewhere = weights[i][j]
-        weight = round(on_name if mask & _IDENTIFIER_MASK else elsewhere, 6)
+        weight = round(_hit(mask, weights[i][j]), 6)
         term = terms[i]
         surface, read_as = term.surface, term.matches[j].read_as
         if term.named_by is not None:  # "report.md" read as markdown
@@ -224,12 +263,14 @@ def verdicts(
     policy: RetrievalAbstentionPolicy | None = None,
     settings: GateSettings = DEFAULT_GATE,
     hidden: Mapping[int, str] | None = None,
+    offered: Collection[int] = (),
 ) -> tuple[list[Verdict], list[Verdict]]:
     """The gate's verdicts on the ranked tools, in rank order: at most `k` kept, and refusals.
 
     Refusals are the `hidden` tools (with the rule's reason; they do not use up `k`) and at
-    most `settings.reported_dropped` others, best ranked first. `kept_docs` gives the kept
-    tools alone, for callers that read the refusals later or never.
+    most `settings.reported_dropped` others, best ranked first; tools `offered` in an uncertain
+    outcome are left out of them. `kept_docs` gives the kept tools alone, for callers that read
+    the refusals later or never.
     """
     ranked = ranking.ranked
     kept: list[Verdict] = []
@@ -247,6 +288,8 @@ def verdicts(
         rule = hidden.get(doc) if hidden else None
         if rule is None and len(dropped) >= reported and len(kept) >= k:
             continue  # could only be refused, and enough refusals are reported
+        if offered and doc in offered:
+            continue  # offered as uncertain: neither kept nor refused
         score = _routing_score(total, rank_score, unit, settings)
         # (`kept_docs` restates this decision for the kept tools alone)
         if rule is not None:
@@ -300,6 +343,55 @@ def kept_docs(
         if len(kept) >= k:
             break
     return kept
+
+
+def _names_a_purpose(
+    index: LexicalIndex, doc: int, terms: tuple[QueryTerm, ...], settings: GateSettings
+) -> bool:
+    """Does a request word that is specific enough (`settings.uncertain_specificity`, read off the
+    word's most common form) hit this tool with a match that counts as gate evidence?"""
+    floor = settings.uncertain_specificity
+    for i, j, mask in index.doc_hits(doc, terms):
+        qt = terms[i]
+        if qt.base_specificity >= floor and _hit(mask, _term_evidence(index, qt, settings)[j]) > 0.0:
+            return True
+    return False
+
+
+def uncertain_verdicts(
+    index: LexicalIndex,
+    ranking: GateRanking,
+    count: int,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> list[Verdict]:
+    """For a ranking the gate keeps nothing of: the best `count` ranked tools with weak evidence,
+    none hidden by a static rule, as `uncertain` verdicts in rank order (the `uncertain` outcome).
+
+    Weak evidence is a request word naming the tool (any identifier evidence: "what time is it"
+    for `get_current_time`, though "time" is everyday English), or a word at least
+    `settings.uncertain_specificity` specific hitting its other fields. Everyday words in a
+    description, or a hit on argument text alone, are not enough. Only the first tools of the
+    ranking are examined (the ranking's depth), and only for requests the gate keeps nothing of.
+    """
+    out: list[Verdict] = []
+    if count <= 0:
+        return out
+    for doc, rank_score, total, identifier in _rows(ranking.ranked):
+        if total <= 0.0 or (hidden and doc in hidden):
+            continue
+        if identifier <= 0.0 and not _names_a_purpose(index, doc, ranking.terms, settings):
+            continue
+        score = _routing_score(total, rank_score, ranking.unit, settings)
+        out.append(Verdict(doc, score, identifier, rank_score, False, "uncertain"))
+        if len(out) >= count:
+            break
+    return out
+
+
+UNCERTAIN_WHEN: frozenset[RouteReason] = frozenset({"gate_refused_all", "below_min_score"})
+"""The no-route reasons an uncertain offer may replace: some tool matched, none earned a route.
+A request whose confident tools static rules hide (`static_rules_hid_all`) offers nothing else."""
 
 
 def no_route_reason(ranking: GateRanking, kept: list[Verdict], dropped: list[Verdict]) -> RouteReason:
@@ -366,7 +458,19 @@ def gate(
     `explain=False` candidates carry no `signals` (scores, reasons and decisions are the same).
     """
     ranking = rank_for_gate(index, query, k, preferred_route, settings, hidden)
-    kept, dropped = verdicts(ranking, k, policy, settings, hidden)
+    uncertain: list[Verdict] = []
+    if not kept_docs(ranking, 1, policy, settings, hidden):
+        unrouted, _ = unrouted_reason(ranking, k, policy, settings, hidden)
+        if unrouted in UNCERTAIN_WHEN:
+            uncertain = uncertain_verdicts(index, ranking, min(k, uncertain_count(policy)), settings, hidden)
+    kept, dropped = verdicts(ranking, k, policy, settings, hidden, offered={v.doc for v in uncertain})
+    reason: RouteReason = (
+        "weak_evidence"
+        if uncertain
+        else "static_rules_hid_all"
+        if not kept and _only_hidden_pass(ranking, policy, settings, hidden)
+        else no_route_reason(ranking, kept, dropped)
+    )
     terms = ranking.terms
     evidence = _match_evidence(index, terms, settings) if explain else []
     caps = ranking.tools
@@ -391,13 +495,10 @@ def gate(
         catalog_version=index.catalog.version,
         candidates=tuple(candidate(v) for v in kept),
         dropped=tuple(candidate(v) for v in dropped),
-        no_route=not kept,
-        reason=(
-            "static_rules_hid_all"
-            if not kept and _only_hidden_pass(ranking, policy, settings, hidden)
-            else no_route_reason(ranking, kept, dropped)
-        ),
+        no_route=not kept and not uncertain,
+        reason=reason,
         matched=ranking.ranked.matched or 0,
+        uncertain=tuple(candidate(v) for v in uncertain),
     )
 
 

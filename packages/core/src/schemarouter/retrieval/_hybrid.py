@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Protocol
 
 from ..catalog._catalog import Catalog
 from ..errors import UserError
 from ._abstention import RetrievalAbstentionPolicy
+from ._gate import uncertain_count
 from ._results import Candidate, Retrieval, RouteReason, Signal
 from ._semantic import SemanticIndex, encoder_reads
 
@@ -110,6 +111,9 @@ class HybridPolicy:
     semantic_floor: float = 0.2
     """Least cosine for a tool with no lexical evidence; in (0, 1] (a cosine of 0, an unrelated
     tool or a zero vector, is never evidence)."""
+    uncertain_cosine: float = 0.2
+    """Least cosine for a tool with no lexical evidence to be offered in an uncertain outcome
+    (when no tool earns a route); in (0, 1]. See `RetrievalAbstentionPolicy.uncertain_tools`."""
     depth: int = 20
     """How many best tools of each signal (lexical and semantic) compete in the fusion, and get
     a place. The lexical side is always asked for this many, whatever `k` is, so that the
@@ -128,7 +132,7 @@ class HybridPolicy:
             value = _number(self, field)
             if not (math.isfinite(value) and value >= 0.0):
                 raise UserError(f"hybrid weights must be finite numbers >= 0, got {field}={value!r}")
-        for field in ("agree_cosine", "semantic_floor"):
+        for field in ("agree_cosine", "semantic_floor", "uncertain_cosine"):
             value = _number(self, field)
             if not (math.isfinite(value) and 0.0 < value <= 1.0):
                 # 0 or below would count an unrelated (orthogonal) tool as semantic evidence
@@ -146,6 +150,15 @@ class HybridPolicy:
         depth = self.depth
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"depth must be an int >= 1, got {depth!r}")
+
+    def weakly_evident(self, cosine: float, lexical: Candidate | None, semantic: bool = True) -> bool:
+        """Does a tool refused a route have weak evidence, so that an uncertain outcome may offer
+        it: a request word names it (identifier evidence), the lexical side offers it as
+        uncertain, or its cosine reaches `uncertain_cosine` (only for a request the encoder
+        reads)."""
+        if lexical is not None and (lexical.identifier_score > 0.0 or lexical.reason == "uncertain"):
+            return True
+        return semantic and cosine >= self.uncertain_cosine
 
     def evidence(self, cosine: float, lexical: Candidate | None, semantic: bool = True) -> str:
         """Which signals make a tool worth considering: a `Candidate.reason`, or `weak_evidence`.
@@ -259,7 +272,7 @@ class HybridRetriever:
         # verdicts and places the fusion reads do not depend on k: the allow-set at k is then
         # the first k of a longer one (a gate capped at k would hand its bonus to other tools).
         lexical = self.lexical.retrieve(query, depth, None, preferred_route, explain)
-        reported = (*lexical.candidates, *lexical.dropped)
+        reported = (*lexical.candidates, *lexical.uncertain, *lexical.dropped)
         # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
         lex_top = heapq.nsmallest(depth, reported, key=_lexical_order)
         position = self.semantic.position
@@ -340,12 +353,14 @@ class HybridRetriever:
         reasons and order are the same), which saves the lexical side's per-term signals."""
         hp = self.policy
         min_score = policy.min_score if policy is not None else 0.0
+        offer = min(k, uncertain_count(policy))
         scored, lexical_reason, read = self._score(query, k, preferred_route, explain)
         kept: list[Candidate] = []
         dropped: list[Candidate] = []
+        weak: list[Candidate] = []  # refused, with some evidence: what an uncertain outcome offers
         for neg_rank, route, score, cosine, lex in scored:
             if len(kept) >= k and len(dropped) >= _REPORTED_DROPPED:
-                break  # nothing further can be kept or reported
+                break  # nothing further can be kept or reported (nor offered: tools are kept)
             cap = self._caps[route]
             if route == preferred_route:
                 reason = "preferred_route"
@@ -357,7 +372,8 @@ class HybridRetriever:
                     reason = "below_min_score"
             passes = reason not in ("weak_evidence", "low_confidence", "below_min_score")
             keep = passes and len(kept) < k
-            if not keep and len(dropped) >= _REPORTED_DROPPED:
+            offerable = not passes and len(weak) < offer and hp.weakly_evident(cosine, lex, read)
+            if not keep and not offerable and len(dropped) >= _REPORTED_DROPPED:
                 continue
             cand = Candidate(
                 route=cap.route,
@@ -374,7 +390,13 @@ class HybridRetriever:
                 reason=reason if keep or not passes else "beyond_k",
                 rank_score=-neg_rank,
             )
-            (kept if keep else dropped).append(cand)
+            if keep:
+                kept.append(cand)
+                continue
+            if offerable:
+                weak.append(cand)
+            if len(dropped) < _REPORTED_DROPPED:
+                dropped.append(cand)
         matched = len(scored)
         outcome: RouteReason
         if kept:
@@ -387,6 +409,20 @@ class HybridRetriever:
             outcome = "below_min_score"
         else:
             outcome = "gate_refused_all"
+        uncertain: tuple[Candidate, ...] = ()
+        if not kept and weak:
+            uncertain = tuple(replace(c, reason="uncertain") for c in weak)
+            offered = {c.route for c in weak}
+            dropped = [c for c in dropped if c.route not in offered]
+            outcome = "weak_evidence"
         return Retrieval(
-            query, k, self.catalog.version, tuple(kept), tuple(dropped), not kept, outcome, matched=matched
+            query,
+            k,
+            self.catalog.version,
+            tuple(kept),
+            tuple(dropped),
+            not kept and not uncertain,
+            outcome,
+            matched=matched,
+            uncertain=uncertain,
         )

@@ -31,6 +31,7 @@ from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, pos
 
 __all__ = [
     "EvidenceVector",
+    "MatchEvidence",
     "IndexSettings",
     "LexicalIndex",
     "Ranked",
@@ -39,11 +40,17 @@ __all__ = [
 
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
+_ARGUMENT_MASK = _FIELD_BIT["param_text"]
+"""A hit in this field alone lands on argument text: what a parameter holds, not what the tool does."""
 _VECTOR_CACHE_POSTINGS = 4_000_000
 _MANY_MATCHED = 4
 """`rank` reads the cutoff off every score when the query words' ranking postings, times this,
 outnumber the tools (see `best`)."""
 
+
+MatchEvidence = tuple[float, float, float]
+"""The gate evidence of one match of a query term: on a tool's identifiers, elsewhere, and on its
+argument text alone (see `LexicalIndex.term_evidence`)."""
 
 EvidenceVector = tuple[DocArray, WeightArray, DocArray, WeightArray]
 """One query term's gate evidence: the tools it hits and the evidence it brings each; then the
@@ -151,6 +158,7 @@ class LexicalIndex:
         raw_docs: dict[str, list[int]] = {}
         raw_tf: dict[str, list[float]] = {}
         raw_named: dict[str, list[bool]] = {}
+        raw_argument: dict[str, list[bool]] = {}
         self._doc_fields: Sequence[dict[str, int]] = []
         fields_of_docs: list[dict[str, int]] = self._doc_fields
         for doc, counts in enumerate(doc_counts):
@@ -173,10 +181,12 @@ class LexicalIndex:
                     raw_docs[term] = [doc]
                     raw_tf[term] = [pseudo_tf]
                     raw_named[term] = [named]
+                    raw_argument[term] = [mask == _ARGUMENT_MASK]
                 else:
                     docs.append(doc)
                     raw_tf[term].append(pseudo_tf)
                     raw_named[term].append(named)
+                    raw_argument[term].append(mask == _ARGUMENT_MASK)
             fields_of_docs.append(fields_hit)
         self._idf: dict[str, float] = {}
         # term -> (tools, their BM25F weights): a query only multiplies and adds
@@ -185,6 +195,9 @@ class LexicalIndex:
         # term -> per posting: does the term hit that tool's identifiers (name, title)?
         self._named: Mapping[str, NDArray[np.bool_]] = {}
         named_of_terms: dict[str, NDArray[np.bool_]] = self._named
+        # term -> per posting: does the term hit that tool's argument text alone (see `term_evidence`)?
+        self._argument: Mapping[str, NDArray[np.bool_]] = {}
+        argument_of_terms: dict[str, NDArray[np.bool_]] = self._argument
         max_idf = math.log(1.0 + (n_docs - 0.5) / 1.5)
         self._max_idf = max(max_idf, 1e-9)
         for term in sorted(raw_docs):
@@ -200,6 +213,7 @@ class LexicalIndex:
                 docs, [idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]
             )
             named_of_terms[term] = np.array(raw_named[term], dtype=np.bool_)
+            argument_of_terms[term] = np.array(raw_argument[term], dtype=np.bool_)
         self._vocabulary = Vocabulary(self._idf, self._max_idf, tools)
         self._analyzer = analyzer.requests(self._vocabulary)
         self._vectors: dict[Hashable, dict[str, WordVector]] = {}
@@ -254,8 +268,8 @@ class LexicalIndex:
         index.settings = settings = settings or IndexSettings()
         index._caps = tuple(sorted(catalog, key=lambda cap: cap.route))
         index._doc_by_route = {cap.route: doc for doc, cap in enumerate(index._caps)}
-        idf, postings, named, _ = restored_tables(arrays, _IDENTIFIER_MASK, _FIELD_BIT["param_text"])
-        index._idf, index._postings, index._named = idf, postings, named
+        idf, postings, named, argument = restored_tables(arrays, _IDENTIFIER_MASK, _FIELD_BIT["param_text"])
+        index._idf, index._postings, index._named, index._argument = idf, postings, named, argument
         index._doc_fields = DocFields(arrays, len(index._caps))
         index._max_idf = arrays.max_idf
         words = {name: frozenset(arrays.words[name]) for name in WORD_LISTS}
@@ -313,34 +327,35 @@ class LexicalIndex:
             return docs, weights * (match.quality * scale)
         return merged(postings, [(m.term, m.quality * scale) for m in qt.matches], len(self._caps))
 
-    def term_evidence(self, qt: QueryTerm, weights: Sequence[tuple[float, float]]) -> EvidenceVector | None:
+    def term_evidence(self, qt: QueryTerm, weights: Sequence[MatchEvidence]) -> EvidenceVector | None:
         """The gate evidence one query term brings each tool it hits, and the part naming the tool.
 
-        `weights[j]` is the (identifier hit, other hit) evidence of `qt.matches[j]`. A query
-        term counts once per tool, through its best match there: an identifier hit (name,
-        title) brings that match's `on_name` evidence, a hit elsewhere its `elsewhere`
-        evidence. The identifier part is the `on_name` of the term's first match (in match
-        order) hitting the tool, when that hit lands on an identifier; only tools with a
-        non-zero identifier part are listed for it. None when the term brings no evidence
-        anywhere. Tools are listed at most once, in position order, none with zero evidence.
+        `weights[j]` is the (identifier hit, other hit, argument-text hit) evidence of
+        `qt.matches[j]`. A query term counts once per tool, through its best match there: an
+        identifier hit (name, title) brings that match's identifier evidence, a hit on argument
+        text alone (parameter descriptions and enum values, what a parameter holds) its argument
+        evidence, any other hit its other evidence. The identifier part is the identifier
+        evidence of the term's first match (in match order) hitting the tool, when that hit lands
+        on an identifier; only tools with a non-zero identifier part are listed for it. None when
+        the term brings no evidence anywhere. Tools are listed at most once, in position order,
+        none with zero evidence.
         """
         matches = qt.matches
-        useful = [j for j, (on_name, elsewhere) in enumerate(weights) if on_name or elsewhere]
+        useful = [j for j, (on_name, elsewhere, _) in enumerate(weights) if on_name or elsewhere]
         if not useful:
             return None
-        postings, named_of = self._postings, self._named
+        postings, named_of, argument_of = self._postings, self._named, self._argument
         if useful == [0]:
             # Only the first match carries evidence (the usual case: an exact match followed
             # by prefix expansions): it is the best, and the first hit, wherever it hits.
-            on_name, elsewhere = weights[0]
-            docs, named = postings[matches[0].term][0], named_of[matches[0].term]
-            total = np.where(named, on_name, elsewhere)
+            on_name, elsewhere, on_argument = weights[0]
+            term = matches[0].term
+            docs, named = postings[term][0], named_of[term]
+            total = np.where(named, on_name, np.where(argument_of[term], on_argument, elsewhere))
             named_docs = docs[named] if on_name else docs[:0]
             identifier = np.full(named_docs.size, on_name)
-            if not elsewhere or not on_name:
-                keep = total != 0.0
-                return docs[keep], total[keep], named_docs, identifier
-            return docs, total, named_docs, identifier
+            keep = total != 0.0
+            return docs[keep], total[keep], named_docs, identifier
         size = len(self._caps)
         best = np.zeros(size, dtype=np.float64)
         first_named = np.zeros(size, dtype=np.float64)
@@ -349,10 +364,13 @@ class LexicalIndex:
         # evidence, which match hits a tool first no longer matters.
         last = useful[-1]
         last_named = max((j for j in useful if weights[j][0]), default=-1)
-        for j, (match, (on_name, elsewhere)) in enumerate(zip(matches[: last + 1], weights, strict=False)):
+        for j, (match, (on_name, elsewhere, on_argument)) in enumerate(
+            zip(matches[: last + 1], weights, strict=False)
+        ):
             docs, named = postings[match.term][0], named_of[match.term]
             if on_name or elsewhere:
-                best[docs] = np.maximum(best[docs], np.where(named, on_name, elsewhere))
+                hits = np.where(named, on_name, np.where(argument_of[match.term], on_argument, elsewhere))
+                best[docs] = np.maximum(best[docs], hits)
             if j <= last_named:
                 if on_name:
                     first_named[docs[named & ~seen[docs]]] = on_name
@@ -362,7 +380,7 @@ class LexicalIndex:
         named_docs = np.flatnonzero(first_named)
         return hit, best[hit], named_docs, first_named[named_docs]
 
-    def _word_vector(self, qt: QueryTerm, weights: Sequence[tuple[float, float]]) -> WordVector:
+    def _word_vector(self, qt: QueryTerm, weights: Sequence[MatchEvidence]) -> WordVector:
         docs, values = self._plan(qt)
         positive = values.size == 0 or float(values.min()) > 0.0
         evidence = self.term_evidence(qt, weights)
@@ -381,7 +399,7 @@ class LexicalIndex:
         self,
         terms: tuple[QueryTerm, ...],
         key: Hashable,
-        weights_of: Callable[[QueryTerm], Sequence[tuple[float, float]]],
+        weights_of: Callable[[QueryTerm], Sequence[MatchEvidence]],
     ) -> list[WordVector]:
         """What each query term that matches anything adds to ranking and gate evidence (see
         `WordVector`, `term_evidence`), in query order, computed once per word and cached.
@@ -423,7 +441,7 @@ class LexicalIndex:
         terms: tuple[QueryTerm, ...],
         depth: int,
         key: Hashable,
-        weights_of: Callable[[QueryTerm], Sequence[tuple[float, float]]],
+        weights_of: Callable[[QueryTerm], Sequence[MatchEvidence]],
         preferred: int | None = None,
         count: bool = True,
     ) -> Ranked:

@@ -5,11 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Candidate", "Retrieval", "RouteReason", "Signal"]
+__all__ = ["Candidate", "Retrieval", "RouteOutcome", "RouteReason", "Signal"]
 
+
+RouteOutcome = Literal["route", "uncertain", "no_route"]
+"""What one request comes to (`Retrieval.outcome`, `AllowSet.outcome`):
+
+- `route`: at least one tool has the evidence for a confident route; those are offered.
+- `uncertain`: no tool has that evidence, but some have weak evidence; the best few of them are
+  offered (`RetrievalAbstentionPolicy.uncertain_tools`), and `reason` is `weak_evidence`.
+- `no_route`: nothing is offered; `reason` says why.
+"""
 
 RouteReason = Literal[
     "routed",
+    "weak_evidence",
     "no_content_words",
     "no_terms_matched",
     "gate_refused_all",
@@ -19,6 +29,8 @@ RouteReason = Literal[
 """Why a request routes or not (`Retrieval.reason`, `AllowSet.reason`), in both modes:
 
 - `routed`: at least one tool is routed.
+- `weak_evidence`: no tool earns a confident route; the best few with weak evidence are offered
+  (the `uncertain` outcome).
 - `no_content_words`: the request has no word routing weighs (empty, or only stop-words and
   punctuation).
 - `no_terms_matched`: no tool shares a word with the request.
@@ -57,8 +69,9 @@ class Candidate:
     signals: tuple[Signal, ...]
     kept: bool
     reason: str
-    """Machine-readable: `routed`, `preferred_route`, `no_identifier_signal`, `weak_evidence`,
-    `below_min_score`, `beyond_k`."""
+    """Machine-readable: `routed`, `preferred_route`, `uncertain` (offered with weak evidence),
+    `no_identifier_signal`, `weak_evidence`, `below_min_score`, `beyond_k`; in hybrid mode also
+    `lexical_gate`, `hybrid_agree`, `semantic_match`, `low_confidence`."""
     rank_score: float = 0.0
     """The BM25F ranking score (unbounded; orders candidates, says nothing about fit)."""
 
@@ -67,8 +80,9 @@ class Candidate:
 class Retrieval:
     """Ranked candidates for one query over one catalog version.
 
-    `candidates` holds the kept ones, best first (at most `k`); `dropped` those the gate
-    refused, with reasons. `no_route` is True when nothing was kept.
+    `candidates` holds the tools routed with confidence, best first (at most `k`); `uncertain`,
+    when none is, the best few with weak evidence, offered anyway (see `outcome`); `dropped`
+    those the gate refused, with reasons. `no_route` is True when nothing is offered.
     """
 
     query: str
@@ -80,11 +94,34 @@ class Retrieval:
     reason: RouteReason
     matched: int = 0
     """Tools that matched any query word; those neither kept nor listed in `dropped` ranked lower."""
+    uncertain: tuple[Candidate, ...] = ()
+    """When no tool is routed with confidence: the best few with weak evidence, offered anyway
+    (`Candidate.reason` `uncertain`; empty otherwise). The execution boundary runs none of them."""
+
+    @property
+    def outcome(self) -> RouteOutcome:
+        """`route`, `uncertain` or `no_route` (see `RouteOutcome`)."""
+        if self.candidates:
+            return "route"
+        return "uncertain" if self.uncertain else "no_route"
+
+    @property
+    def offered(self) -> tuple[Candidate, ...]:
+        """The tools a model is offered: the routed ones, or else the uncertain ones."""
+        return self.candidates or self.uncertain
+
+    @property
+    def reported(self) -> tuple[Candidate, ...]:
+        """Every candidate reported: routed ones, then uncertain ones, then refused ones (each
+        group best first)."""
+        return (*self.candidates, *self.uncertain, *self.dropped)
 
     @property
     def routes(self) -> tuple[str, ...]:
+        """Routes of the tools routed with confidence (`candidates`), best first."""
         return tuple(c.route for c in self.candidates)
 
     @property
     def names(self) -> tuple[str, ...]:
+        """Names of the tools routed with confidence (`candidates`), best first."""
         return tuple(c.name for c in self.candidates)

@@ -7,13 +7,14 @@ from dataclasses import FrozenInstanceError, dataclass
 from typing import Literal, Protocol, cast, runtime_checkable
 
 from ..errors import UserError
-from ..retrieval._results import RouteReason
+from ..retrieval._results import RouteOutcome, RouteReason
 
 __all__ = ["AllowSet", "AllowSetProvider", "DecisionReason", "ToolDecision"]
 
 
 DecisionReason = Literal[
     "routed",
+    "uncertain",
     "always_visible",
     "blocked",
     "not_allowed",
@@ -41,10 +42,12 @@ class AllowSet:
     """The tools a model may see for one request. Immutable.
 
     `names` / `routes` are ordered (routed tools best first, then always-visible ones).
-    `decisions` says, tool by tool, why each retrieved tool is visible or hidden; tools
-    with no decision listed were not retrieved for this query and are hidden. `no_route`
-    is True when no routed tool is visible (always-visible tools do not count as a route);
-    `reason` says why.
+    `outcome` says what the request came to: `route` (tools routed with confidence),
+    `uncertain` (no tool earned a confident route; the best few with weak evidence are shown,
+    `reason` is `weak_evidence`) or `no_route`. `decisions` says, tool by tool, why each
+    retrieved tool is visible or hidden; tools with no decision listed were not retrieved for
+    this query and are hidden. `no_route` is True when no routed or uncertain tool is visible
+    (always-visible tools do not count as a route); `reason` says why.
 
     `Visibility` works out `decisions` when they are first read: adapters, which only
     read the names, do not pay for the report. The report is fixed when the allow-set
@@ -136,6 +139,13 @@ class AllowSet:
         if source is None:
             return name in self.names
         return f"{source}:{name}" in self.routes
+
+    @property
+    def outcome(self) -> RouteOutcome:
+        """`route`, `uncertain` or `no_route` (see `RouteOutcome`)."""
+        if self.no_route:
+            return "no_route"
+        return "uncertain" if self.reason == "weak_evidence" else "route"
 
     @property
     def routed(self) -> tuple[str, ...]:

@@ -14,10 +14,19 @@ from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
 from ..errors import RoutingError, UserError, require_k
 from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
-from ..retrieval._gate import Verdict, kept_docs, rank_for_gate, unrouted_reason, verdicts
+from ..retrieval._gate import (
+    UNCERTAIN_WHEN,
+    Verdict,
+    kept_docs,
+    rank_for_gate,
+    uncertain_count,
+    uncertain_verdicts,
+    unrouted_reason,
+    verdicts,
+)
 from ..retrieval._index import LexicalIndex
 from ..retrieval._results import RouteReason
-from ._allow_set import AllowSet, ToolDecision
+from ._allow_set import AllowSet, DecisionReason, ToolDecision
 
 __all__ = ["Visibility"]
 
@@ -183,7 +192,8 @@ class Visibility:
             raise
         except Exception as exc:
             raise RoutingError(f"routing failed for this request: {type(exc).__name__}: {exc}") from exc
-        kept: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.candidates]
+        offered = retrieval.offered
+        kept: list[_Scored] = [(c, c.score, c.reason) for c in offered]
         dropped: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.dropped]
         tools = [c for c, _, _ in kept]
         return self._allow_set(
@@ -200,13 +210,23 @@ class Visibility:
         kept = kept_docs(ranking, k, policy, hidden=hidden)
         tools = ranking.tools
         full: tuple[list[Verdict], list[Verdict]] | None = None
+        uncertain: list[Verdict] = []
         reason: RouteReason
         if kept:
             reason = "routed"  # hidden tools are never kept, and at most k are: a kept tool is routed
         else:
             reason, full = unrouted_reason(ranking, k, policy, hidden=hidden)
+            if reason in UNCERTAIN_WHEN:
+                uncertain = uncertain_verdicts(index, ranking, min(k, uncertain_count(policy)), hidden=hidden)
+                if uncertain:
+                    reason = "weak_evidence"
+                    kept = [v.doc for v in uncertain]
 
         def report() -> tuple[list[_Scored], list[_Scored]]:
+            if uncertain:
+                offered = [v.doc for v in uncertain]
+                _, dropped = verdicts(ranking, k, policy, hidden=hidden, offered=offered)
+                return _scored(tools, uncertain), _scored(tools, dropped)
             every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
             return _scored(tools, every_kept), _scored(tools, dropped)
 
@@ -237,7 +257,7 @@ class Visibility:
                 names.append(name)
                 routes.append(route)
         if routed:
-            reason = "routed"
+            reason = "weak_evidence" if reason == "weak_evidence" else "routed"
         elif kept:
             reason = "static_rules_hid_all"
 
@@ -287,7 +307,8 @@ def _decisions(
         if rule is not None:
             decisions.append(ToolDecision(tool.route, tool.name, False, rule, "static rule", score))
         elif tool.route in routed:
-            decisions.append(ToolDecision(tool.route, tool.name, True, "routed", detail, score))
+            shown: DecisionReason = "uncertain" if detail == "uncertain" else "routed"
+            decisions.append(ToolDecision(tool.route, tool.name, True, shown, detail, score))
         else:
             decisions.append(ToolDecision(tool.route, tool.name, False, "beyond_k", beyond, score))
     for tool, score, detail in dropped:
