@@ -86,8 +86,10 @@ def test_a_poisoned_tool_does_not_push_out_the_right_tool() -> None:
 def test_every_refused_candidate_says_why() -> None:
     strict = RetrievalAbstentionPolicy(uncertain_tools=0)
     retrieval = router(POISONED).retrieve("help me find something new", 3, policy=strict)
-    assert retrieval.no_route and retrieval.outcome == "no_route"
-    assert retrieval.dropped and not retrieval.uncertain
+    assert retrieval.no_route
+    assert retrieval.outcome == "no_route"
+    assert retrieval.dropped
+    assert not retrieval.uncertain
     assert {c.reason for c in retrieval.dropped} <= {"no_identifier_signal", "weak_evidence"}
     assert all(not c.kept for c in retrieval.dropped)
 
@@ -95,8 +97,10 @@ def test_every_refused_candidate_says_why() -> None:
 def test_weak_evidence_offers_the_best_few_as_uncertain() -> None:
     """ "find" reads as "search" and hits a description: too little to route, enough to offer."""
     retrieval = router(POISONED).retrieve("help me find something new", 3)
-    assert retrieval.outcome == "uncertain" and retrieval.reason == "weak_evidence"
-    assert not retrieval.no_route and not retrieval.candidates
+    assert retrieval.outcome == "uncertain"
+    assert retrieval.reason == "weak_evidence"
+    assert not retrieval.no_route
+    assert not retrieval.candidates
     assert [c.name for c in retrieval.uncertain] == ["search_customers"]
     assert all(c.reason == "uncertain" and not c.kept for c in retrieval.uncertain)
     assert "search_customers" not in {c.name for c in retrieval.dropped}
@@ -105,7 +109,8 @@ def test_weak_evidence_offers_the_best_few_as_uncertain() -> None:
 @pytest.mark.parametrize("query", ["tell me a joke about cats", "what is the meaning of life", ""])
 def test_no_evidence_for_any_tool_is_no_route(query: str) -> None:
     retrieval = router(POISONED).retrieve(query, 3)
-    assert retrieval.outcome == "no_route" and retrieval.no_route
+    assert retrieval.outcome == "no_route"
+    assert retrieval.no_route
     assert not retrieval.offered
 
 
@@ -133,7 +138,8 @@ def test_min_score_adds_a_threshold_on_top_of_the_gate() -> None:
     assert strict.dropped[0].reason == "below_min_score"
     # with the uncertain outcome on, a tool refused by the threshold is offered as uncertain
     offered = r.retrieve("send an email", 3, policy=RetrievalAbstentionPolicy(min_score=0.999))
-    assert offered.outcome == "uncertain" and offered.uncertain[0].name == "send_email"
+    assert offered.outcome == "uncertain"
+    assert offered.uncertain[0].name == "send_email"
 
 
 def test_a_preferred_route_survives_the_gate() -> None:
@@ -171,7 +177,8 @@ def test_a_number_shared_with_a_parameter_description_does_not_route() -> None:
     routed = SchemaRouter(Catalog.from_specs("demo", specs)).retrieve("convert 100 dollars to euros", 3)
     assert routed.names == ("convert_currency",)
     alone = SchemaRouter(Catalog.from_specs("demo", specs[1:])).retrieve("what about 100", 3)
-    assert alone.no_route and not alone.uncertain
+    assert alone.no_route
+    assert not alone.uncertain
 
 
 def test_argument_text_alone_is_no_evidence_but_still_ranks() -> None:
@@ -192,7 +199,8 @@ def test_argument_text_alone_is_no_evidence_but_still_ranks() -> None:
     retrieval = r.retrieve("what's the weather in Tokyo", 3)
     assert retrieval.outcome == "no_route"
     (ranked,) = retrieval.dropped
-    assert ranked.name == "convert_time" and {s.field for s in ranked.signals} == {"param_text"}
+    assert ranked.name == "convert_time"
+    assert {s.field for s in ranked.signals} == {"param_text"}
     assert r.retrieve("convert 3pm London time to Tokyo time", 3).names == ("convert_time",)
 
 

@@ -290,7 +290,8 @@ def test_min_score_applies_to_the_fused_score(hybrid: SchemaRouter) -> None:
     assert strict.dropped[0].reason == "below_min_score"
     # with the uncertain outcome on, the tool below the threshold is offered, not routed
     offered = hybrid.retrieve(query, 3, policy=RetrievalAbstentionPolicy(min_score=threshold))
-    assert offered.outcome == "uncertain" and offered.uncertain[0].name == "send_email"
+    assert offered.outcome == "uncertain"
+    assert offered.uncertain[0].name == "send_email"
 
 
 def test_calibrate_thresholds_the_fused_decision(hybrid: SchemaRouter) -> None:
