@@ -11,8 +11,9 @@ Router and catalog
 Routing
     `Visibility` (request + principal -> `AllowSet`, the object adapters wrap), `RoutingConfig`
     (one configuration for every adapter), `AllowSet`, `AllowSetProvider`, `RouteRequest`,
-    `DEFAULT_K`, `Retrieval`, `RetrievalAbstentionPolicy`, `HybridPolicy`, `TextEncoder`,
-    `calibrate`, `CalibrationReport`.
+    `RoutingSession` (a conversation's growing allow-set and its find-tools search, within
+    `SessionLimits`, kept as a plain `SessionState`), `DEFAULT_K`, `Retrieval`,
+    `RetrievalAbstentionPolicy`, `HybridPolicy`, `TextEncoder`, `calibrate`, `CalibrationReport`.
 Plans and the execution boundary
     `PlanRequest`, `ExecutionPlan`, `RunConfig`, `ExecutionPolicy`, `ToolResult`, `RefusalReason`,
     `ainvoke_selective`, `execute_selective_plan`.
@@ -70,7 +71,16 @@ from .retrieval import (
     calibrate,
 )
 from .snapshot import load_snapshot, save_snapshot
-from .visibility import AllowSet, AllowSetProvider, RouteRequest, RoutingConfig, Visibility
+from .visibility import (
+    AllowSet,
+    AllowSetProvider,
+    RouteRequest,
+    RoutingConfig,
+    RoutingSession,
+    SessionLimits,
+    SessionState,
+    Visibility,
+)
 
 __version__ = "0.1.0"
 
@@ -94,6 +104,7 @@ __all__ = [
     "RouteRequest",
     "RoutingConfig",
     "RoutingError",
+    "RoutingSession",
     "RunConfig",
     "RuntimeFailure",
     "SchemaError",
@@ -102,6 +113,8 @@ __all__ = [
     "ServerConnectionError",
     "ServerProtocolError",
     "ServerTimeoutError",
+    "SessionLimits",
+    "SessionState",
     "SnapshotError",
     "SourceError",
     "TextEncoder",

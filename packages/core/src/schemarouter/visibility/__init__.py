@@ -7,6 +7,11 @@ catalog (`ContractChecks`) and principal identity.
 
 `DecisionReason` says why one tool is visible or hidden (`ToolDecision.reason`).
 
+Conversations: `RoutingSession` keeps one conversation's list of tools, which only grows (a
+cache-friendly prefix), within `SessionLimits`, and answers the find-tools meta-tool
+(`FIND_TOOLS`, a `FindToolsSpec`; results are `FindToolsResult`s of `FoundTool`s); its
+`SessionState` is plain data saved with the framework's run state.
+
 Floor 6: imports the router (`schemarouter.SchemaRouter`) and everything below it.
 """
 
@@ -16,16 +21,27 @@ from .._principal import principal_identity
 from ._allow_set import AllowSet, AllowSetProvider, DecisionReason, ToolDecision
 from ._config import RoutingConfig
 from ._contracts import ContractChecks
+from ._find_tools import FIND_TOOLS, FindToolsResult, FindToolsSpec, FoundTool
 from ._request import RouteRequest, coerce_request, request_in, request_via
+from ._session import RoutingSession, SessionLimits, SessionOffer
+from ._session_state import SessionState
 from ._visibility import Visibility
 
 __all__ = [
+    "FIND_TOOLS",
     "AllowSet",
     "AllowSetProvider",
     "ContractChecks",
     "DecisionReason",
+    "FindToolsResult",
+    "FindToolsSpec",
+    "FoundTool",
     "RouteRequest",
     "RoutingConfig",
+    "RoutingSession",
+    "SessionLimits",
+    "SessionOffer",
+    "SessionState",
     "ToolDecision",
     "Visibility",
     "coerce_request",

@@ -1,0 +1,288 @@
+"""`RoutingSession`: one conversation's allow-set, which only grows, and its find-tools search.
+
+Routed turn by turn, a model's tool list changes every turn, so the provider's prompt cache
+(tool definitions sit at the front of the prompt) is billed again each time; and a tool the
+router missed is out of the model's reach. A session keeps every tool offered so far, in the
+order first offered, and appends each turn's new tools, so each turn's list starts with the
+previous one; the find-tools meta-tool (`FIND_TOOLS`) lets the model ask for what is missing.
+Both go through the same `AllowSetProvider` the adapters use, so static rules, principals and
+the no-route gate hold at every step.
+
+What each outcome offers:
+
+| request's outcome | tools offered |
+|---|---|
+| route | the conversation's list (with this request's tools appended), plus find-tools |
+| uncertain | the same: the list, the best few with weak evidence appended, plus find-tools |
+| no route | the list so far (nothing new appended), plus find-tools; on a first turn, find-tools alone |
+
+With find-tools off (`SessionLimits(find_tools=False)`), a no-route first turn offers nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from ..catalog._capability import Capability
+from ..catalog._catalog import Catalog
+from ..errors import RoutingError, UserError
+from ..retrieval._results import RouteOutcome
+from ._allow_set import AllowSet, AllowSetProvider
+from ._find_tools import FindToolsResult, FoundTool, one_line
+from ._session_state import SessionState, principal_key, request_key
+
+__all__ = ["RoutingSession", "SessionLimits", "SessionOffer"]
+
+logger = logging.getLogger("schemarouter.session")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLimits:
+    """How far a conversation's list may grow, what happens at the limit, and find-tools' bounds."""
+
+    max_tools: int = 24
+    """Tools the list holds at most (find-tools aside)."""
+    max_schema_bytes: int = 64 * 1024
+    """Bytes of tool definitions the list holds at most (`offered_bytes` of each tool)."""
+    on_full: Literal["reset", "stop"] = "reset"
+    """When adding a turn's tools would pass a bound: `reset` starts the list over from those tools
+    (one deliberate break of the cached prefix, counted in `SessionState.resets`); `stop` keeps the
+    list as it is and adds nothing more (counted in `SessionState.held_back`), leaving find-tools'
+    result to say what it could not add."""
+    find_tools: bool = True
+    """Offer the find-tools tool. Off, a request with no route offers nothing (as a router alone does)."""
+    find_results: int = 5
+    """Tools one find-tools call adds at most."""
+    find_calls_per_turn: int = 3
+    """find-tools calls answered per turn; more get a short refusal."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_tools", "max_schema_bytes", "find_results", "find_calls_per_turn"):
+            value: object = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UserError(f"SessionLimits.{name} must be an int >= 1, got {value!r}")
+        if self.on_full not in ("reset", "stop"):
+            raise UserError(f"SessionLimits.on_full must be 'reset' or 'stop', got {self.on_full!r}")
+        if not isinstance(self.find_tools, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"SessionLimits.find_tools must be a bool, got {self.find_tools!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOffer:
+    """What the model may see on this step of the conversation."""
+
+    routes: tuple[str, ...]
+    """The conversation's tools, in first-offered order (find-tools aside)."""
+    names: tuple[str, ...]
+    find_tools: bool
+    """Whether the find-tools tool is offered too (after the others)."""
+    added: tuple[str, ...]
+    """Routes this call appended (or, after a reset, the routes the list restarted with)."""
+    reset: bool
+    """The list started over on this call (the budget was reached; see `SessionLimits.on_full`)."""
+    outcome: RouteOutcome
+    """This turn's request's own outcome."""
+    allow_set: AllowSet
+    """This turn's request's own allow-set (its decisions say why each tool is in or out)."""
+    schema_bytes: int
+    """Bytes of the offered tool definitions (find-tools aside)."""
+
+    def __contains__(self, name_or_route: object) -> bool:
+        return name_or_route in self.names or name_or_route in self.routes
+
+
+class RoutingSession:
+    """One conversation of one principal over one `AllowSetProvider` (usually a `Visibility`).
+
+    `offer(request)` is called for each model step: a request not seen on the previous call
+    starts a new turn and is routed; its tools are appended to the conversation's list. A
+    repeated request (the next model step of the same turn) is not routed again, so it also
+    sees what find-tools added. `find_tools(query)` answers the find-tools meta-tool. `state` is
+    the plain data to save with the framework's run state; pass it back as `state=` to resume.
+    Thread-safe.
+    """
+
+    def __init__(
+        self,
+        provider: AllowSetProvider,
+        *,
+        catalog: Catalog | None = None,
+        conversation_id: str = "",
+        principal: Hashable | None = None,
+        limits: SessionLimits | None = None,
+        state: SessionState | Mapping[str, Any] | None = None,
+    ) -> None:
+        """`catalog` defaults to the provider's router's (a `Visibility` has one). `state`, when
+        given, must belong to the same principal (a `RoutingError` otherwise: no tool of another
+        principal's conversation is ever offered)."""
+        if not isinstance(provider, AllowSetProvider):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"provider must have allow_set(query, principal), got {type(provider).__name__}")
+        found = catalog if catalog is not None else _catalog_of(provider)
+        if found is None:
+            raise UserError("pass catalog=: the provider has no router to take the catalog from")
+        self._provider = provider
+        self._catalog = found
+        self._principal = principal
+        self._limits = limits if limits is not None else SessionLimits()
+        self._lock = threading.Lock()
+        key = principal_key(principal)
+        if state is None:
+            if not isinstance(conversation_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+                raise UserError(f"conversation_id must be a string, got {type(conversation_id).__name__}")
+            self._state = SessionState(conversation_id, key, found.version)
+        else:
+            loaded = state if isinstance(state, SessionState) else SessionState.from_dict(state)
+            if loaded.principal != key:
+                raise RoutingError(
+                    f"conversation {loaded.conversation_id!r} belongs to another principal: "
+                    "its tools are not offered to this one"
+                )
+            self._state = self._revalidated(loaded)
+
+    # -- state ------------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> SessionState:
+        """The plain data to save (`state.to_dict()`) and pass back as `state=` to resume."""
+        return self._state
+
+    @property
+    def limits(self) -> SessionLimits:
+        return self._limits
+
+    @property
+    def routes(self) -> tuple[str, ...]:
+        return self._state.routes
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._catalog[route].name for route in self._state.routes)
+
+    def _revalidated(self, state: SessionState) -> SessionState:
+        """`state` over this catalog: routes it no longer has are dropped (and counted)."""
+        if state.catalog_version == self._catalog.version:
+            return state
+        kept = tuple(route for route in state.routes if route in self._catalog)
+        gone = len(state.routes) - len(kept)
+        if gone:
+            logger.warning(
+                "conversation %r: %d tool(s) are gone from the catalog and are no longer offered",
+                state.conversation_id,
+                gone,
+            )
+        return replace(
+            state,
+            routes=kept,
+            catalog_version=self._catalog.version,
+            dropped_stale=state.dropped_stale + gone,
+        )
+
+    def _bytes(self, routes: Sequence[str]) -> int:
+        return sum(self._catalog[route].schema_bytes for route in routes)
+
+    def _append(
+        self, state: SessionState, new: Sequence[str]
+    ) -> tuple[SessionState, tuple[str, ...], bool, int]:
+        """`new` routes appended to the list within the budget: the new state, what was added,
+        whether the list was reset, and how many routes were held back."""
+        fresh = [route for route in dict.fromkeys(new) if route not in state.routes]
+        if not fresh:
+            return state, (), False, 0
+        limits = self._limits
+        grown = (*state.routes, *fresh)
+        if len(grown) <= limits.max_tools and self._bytes(grown) <= limits.max_schema_bytes:
+            return replace(state, routes=grown), tuple(fresh), False, 0
+        if limits.on_full == "stop":
+            return replace(state, held_back=state.held_back + len(fresh)), (), False, len(fresh)
+        # reset: start over from the tools being added now, as many as fit
+        start: list[str] = []
+        for route in dict.fromkeys(new):
+            if len(start) < limits.max_tools and self._bytes([*start, route]) <= limits.max_schema_bytes:
+                start.append(route)
+        logger.info(
+            "conversation %r: the tool list reached its budget and starts over", state.conversation_id
+        )
+        held = len(fresh) - len([r for r in start if r in fresh])
+        return (
+            replace(state, routes=tuple(start), resets=state.resets + 1, held_back=state.held_back + held),
+            tuple(start),
+            True,
+            held,
+        )
+
+    # -- turns ------------------------------------------------------------------------------------
+
+    def offer(self, request: str) -> SessionOffer:
+        """What the model may see for `request` on this step (see the module docstring)."""
+        if not isinstance(request, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"request must be a string, got {type(request).__name__}")
+        allow = self._provider.allow_set(request, self._principal)
+        with self._lock:
+            state = self._revalidated(self._state)
+            key = request_key(request)
+            added: tuple[str, ...] = ()
+            reset = False
+            if key != state.turn_request or state.turn == 0:
+                state = replace(state, turn=state.turn + 1, turn_request=key, find_calls=0)
+                state, added, reset, _ = self._append(state, allow.routes)
+            self._state = state
+        return self._offer(state, added, reset, allow)
+
+    def _offer(
+        self, state: SessionState, added: tuple[str, ...], reset: bool, allow: AllowSet
+    ) -> SessionOffer:
+        routes = state.routes
+        return SessionOffer(
+            routes=routes,
+            names=tuple(self._catalog[route].name for route in routes),
+            find_tools=self._limits.find_tools,
+            added=added,
+            reset=reset,
+            outcome=allow.outcome,
+            allow_set=allow,
+            schema_bytes=self._bytes(routes),
+        )
+
+    def find_tools(self, query: str) -> FindToolsResult:
+        """Answer the find-tools meta-tool: search with the provider (the same index, rules,
+        gate and principal as routing), add what fits to the list for the next model step, and
+        say so. Runs no tool body; at most `find_results` tools per call and
+        `find_calls_per_turn` calls per turn."""
+        limits = self._limits
+        text = query.strip() if isinstance(query, str) else ""  # pyright: ignore[reportUnnecessaryIsInstance]
+        if not limits.find_tools:
+            return FindToolsResult(text, (), (), refused="turned_off")
+        if not text:
+            return FindToolsResult(text, (), (), refused="empty_query")
+        with self._lock:
+            if self._state.find_calls >= limits.find_calls_per_turn:
+                return FindToolsResult(text, (), (), refused="too_many_calls")
+            self._state = replace(self._state, find_calls=self._state.find_calls + 1)
+        allow = self._provider.allow_set(text[:500], self._principal)
+        matching = [route for route in allow.routes if route in self._catalog][: limits.find_results]
+        with self._lock:
+            state = self._revalidated(self._state)
+            before = set(state.routes)
+            state, added, _, _ = self._append(state, matching)
+            self._state = state
+        now = set(state.routes)
+        return FindToolsResult(
+            text,
+            added=tuple(self._found(r) for r in added if r in matching),
+            already=tuple(self._found(r) for r in matching if r in before and r in now),
+            held_back=tuple(self._found(r) for r in matching if r not in now),
+        )
+
+    def _found(self, route: str) -> FoundTool:
+        cap: Capability = self._catalog[route]
+        return FoundTool(route, cap.name, one_line(cap.description or ""))
+
+
+def _catalog_of(provider: object) -> Catalog | None:
+    router = getattr(provider, "router", None)
+    catalog = getattr(router, "catalog", None)
+    return catalog if isinstance(catalog, Catalog) else None
