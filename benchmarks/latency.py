@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _datasets import DATA, livemcpbench, metatool_single_tool
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
+from schemarouter.retrieval import semantic_available
 from schemarouter.snapshot import load_snapshot, save_snapshot
 
 SEED = 20240611
@@ -342,7 +343,13 @@ def print_table(rows: list[dict[str, Any]], modes: Sequence[str], passes: int) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n", 1)[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
-    parser.add_argument("--modes", nargs="+", choices=["lexical", "hybrid"], default=["lexical", "hybrid"])
+    parser.add_argument(
+        "--modes",
+        nargs="+",
+        choices=["lexical", "hybrid"],
+        default=["lexical", "hybrid"] if semantic_available() else ["lexical"],
+        help="lexical and hybrid by default (hybrid needs the semantic extra)",
+    )
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--passes", type=int, default=5, help="timed passes over the requests (default 5)")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
