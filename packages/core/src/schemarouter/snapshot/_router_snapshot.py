@@ -51,14 +51,21 @@ __all__ = ["SnapshotInfo", "load_snapshot", "read_snapshot_info", "save_snapshot
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _SHAPING_CODE = (
-    "catalog",
+    "catalog/_capability.py",
+    "catalog/_canonical.py",
+    "catalog/_catalog.py",
+    "catalog/_metaschema.py",
+    "catalog/_schema_checks.py",
+    "catalog/_stored.py",
     "analysis",
     "retrieval/_index.py",
     "retrieval/_index_store.py",
+    "retrieval/_ranking.py",
     "retrieval/_semantic.py",
 )
-"""The code whose every change may change what a snapshot holds (contracts and their checks,
-terms, postings, tool texts): a snapshot records a digest of it."""
+"""The code whose every change may change what a snapshot holds or what loading one must give:
+fingerprints, the checks a contract passes, terms, postings, tool texts. A snapshot records a
+digest of it (how sources list their tools is not in it: a snapshot holds the listed contracts)."""
 _build: str | None = None
 
 
