@@ -28,7 +28,7 @@ from schemarouter import (
     execute_selective_plan,
 )
 from schemarouter.retrieval._hybrid import MAX_ENCODED_CHARS, HybridPolicy, HybridRetriever
-from schemarouter.retrieval._semantic import WordLlamaEncoder
+from schemarouter.retrieval._semantic import WordLlamaEncoder, semantic_available
 
 CATALOG = Catalog.from_specs(
     "ops",
@@ -316,3 +316,20 @@ def test_with_semantic_on_a_hybrid_router_keeps_what_it_is_not_given() -> None:
     swapped = again.with_semantic(other)
     assert isinstance(swapped.retriever, HybridRetriever)
     assert (swapped.retriever.semantic.encoder, swapped.retriever.policy) == (other, strict)
+
+
+@pytest.mark.skipif(not semantic_available(), reason="the semantic extra is not installed")
+@pytest.mark.parametrize("request_text", ["weather \ud800 in Paris", "\udfff", "send an email \ud83d"])
+def test_a_lone_surrogate_routes_in_both_modes_alike(request_text: str) -> None:
+    """JSON can carry a lone surrogate ("\\ud800"): lexical mode routes such a request, and hybrid
+    mode must too (WordLlama's tokenizer raised, which surfaced as a RoutingError)."""
+    catalog = Catalog.from_specs(
+        "app",
+        [ToolSpec("get_weather", "Current weather for a city."), ToolSpec("send_email", "Send an email.")],
+    )
+    lexical = SchemaRouter(catalog)
+    hybrid = lexical.with_semantic()
+    for router in (lexical, hybrid):
+        retrieval = router.retrieve(request_text, 3)
+        allow = Visibility(router, k=3).allow_set(request_text)
+        assert allow.names == tuple(c.name for c in retrieval.offered), router.mode

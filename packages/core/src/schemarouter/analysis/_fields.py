@@ -16,7 +16,7 @@ from typing import Any
 from ..catalog._capability import Capability
 from ._text import STOP_WORDS, identifier_tokens, mixed_case_whole, text_tokens
 
-__all__ = ["FIELDS", "IDENTIFIER_FIELDS", "field_tokens"]
+__all__ = ["FIELDS", "IDENTIFIER_FIELDS", "MAX_IDENTIFIER_TOKENS", "field_tokens"]
 
 FIELDS = ("name", "title", "description", "params", "param_text", "source")
 IDENTIFIER_FIELDS = ("name", "title")
@@ -24,6 +24,12 @@ IDENTIFIER_FIELDS = ("name", "title")
 name, the first half of the route) ranks like a title, but its words are broader than a tool's
 own name ("basically" meets `basic-memory`, "numbers" `random-number`): as gate evidence it
 counts like a description word."""
+
+MAX_IDENTIFIER_TOKENS = 12
+"""Words a tool's name or title may have and still count as identifiers (evidence that a request
+names the tool). The longest real names in the development data have 11 parts (BFCL's
+`website_configuration_api.WebsiteConfigurationApi.rename_website`), MetaTool's 9, LiveMCPBench's
+5; a name or title past this is a keyword list, and its words count as description words."""
 
 _MAX_DEPTH = 3
 _MAX_ENUM_VALUES = 64
@@ -85,10 +91,21 @@ def field_tokens(cap: Capability) -> dict[str, list[str]]:
     param_text: list[str] = []
     for text in texts:
         param_text.extend(text_tokens(text, wholes=True))
+    name = _name_tokens(cap.name)
+    title = text_tokens(cap.title or "", wholes=True)
+    description = text_tokens(cap.description, wholes=True)
+    # An identifier longer than any real one is a list of keywords, not a name: its words count
+    # as description words (ranked, weighed as such by the gate), never as the tool's name.
+    if len(title) > MAX_IDENTIFIER_TOKENS:
+        description = [*title, *description]
+        title = []
+    if len(name) > MAX_IDENTIFIER_TOKENS:
+        description = [*name, *description]
+        name = []
     return {
-        "name": _name_tokens(cap.name),
-        "title": text_tokens(cap.title or "", wholes=True),
-        "description": text_tokens(cap.description, wholes=True),
+        "name": name,
+        "title": title,
+        "description": description,
         "params": params,
         "param_text": param_text,
         "source": _name_tokens(cap.source),

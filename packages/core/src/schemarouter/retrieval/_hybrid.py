@@ -280,6 +280,8 @@ class HybridRetriever:
         # the semantic side reads a misspelt word as the lexical side does ("wheather": weather),
         # and only the first MAX_ENCODED_CHARS characters (a megabyte took seconds to tokenise)
         head = query[:MAX_ENCODED_CHARS]
+        if not head.isascii():  # a lone surrogate (JSON's "\ud800") is no text an encoder can read
+            head = head.encode("utf-8", "replace").decode("utf-8")
         corrected_text = getattr(self.lexical, "corrected_text", None)
         text = str(corrected_text(head)) if callable(corrected_text) else head
         if hp.clause_weight > 0.0:
