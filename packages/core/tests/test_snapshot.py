@@ -354,3 +354,11 @@ def test_loading_leaves_the_garbage_collector_as_it_found_it(snapshot: Path) -> 
     with pytest.raises(SnapshotError):
         load_snapshot(snapshot)
     assert gc.isenabled()
+
+
+def test_the_library_digest_covers_files_that_exist() -> None:
+    from schemarouter.snapshot import _router_snapshot
+
+    package = Path(_router_snapshot.__file__).resolve().parent.parent
+    for part in _router_snapshot._SHAPING_CODE:  # pyright: ignore[reportPrivateUsage]
+        assert (package / part).exists(), part
