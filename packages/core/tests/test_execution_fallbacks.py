@@ -27,10 +27,10 @@ from schemarouter import (
     RefusalReason,
     SchemaRouter,
     ToolExecutionError,
+    ToolOutcomeUnknownError,
     ToolTransportError,
     execute_selective_plan,
 )
-from schemarouter.execution import ToolOutcomeUnknownError
 from schemarouter_conformance import http_mcp_server, read_call_log
 
 pytestmark = pytest.mark.slow

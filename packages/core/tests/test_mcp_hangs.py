@@ -28,10 +28,10 @@ from schemarouter import (
     PlanRequest,
     SchemaRouter,
     ServerTimeoutError,
+    ToolOutcomeUnknownError,
     ToolTransportError,
     execute_selective_plan,
 )
-from schemarouter.execution import ToolOutcomeUnknownError
 from schemarouter_conformance import http_mcp_server
 
 pytestmark = pytest.mark.slow

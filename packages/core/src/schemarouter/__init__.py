@@ -20,7 +20,8 @@ Plans and the execution boundary
 Errors (see `schemarouter.errors` for the hierarchy)
     `SchemaRouterError`, `UserError`, `SchemaError`, `SnapshotError`, `PolicyViolationError`, `RuntimeFailure`,
     `SourceError`, `ServerConnectionError`, `ServerTimeoutError`, `ServerProtocolError`,
-    `RoutingError`, `ToolCallError`, `ToolExecutionError`, `ToolTransportError`.
+    `RoutingError`, `ToolCallError`, `ToolExecutionError`, `ToolTransportError`,
+    `ToolOutcomeUnknownError`.
 `__version__`
     The version of `schemarouter-core`.
 
@@ -49,6 +50,7 @@ from .errors import (
     SourceError,
     ToolCallError,
     ToolExecutionError,
+    ToolOutcomeUnknownError,
     ToolTransportError,
     UserError,
 )
@@ -120,6 +122,7 @@ __all__ = [
     "TextEncoder",
     "ToolCallError",
     "ToolExecutionError",
+    "ToolOutcomeUnknownError",
     "ToolResult",
     "ToolSpec",
     "ToolTransportError",

@@ -19,6 +19,7 @@ transports, tools). No-route is *not* an error: it is a normal result
         └── ToolCallError           a tool call failed
             ├── ToolExecutionError      the tool ran and reported an error
             └── ToolTransportError      the call never got a tool answer
+                └── ToolOutcomeUnknownError  the call was sent, no usable answer came: it may have run
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "SourceError",
     "ToolCallError",
     "ToolExecutionError",
+    "ToolOutcomeUnknownError",
     "ToolTransportError",
     "UserError",
 ]
@@ -122,6 +124,12 @@ class ToolExecutionError(ToolCallError):
 
 class ToolTransportError(ToolCallError):
     """The call never produced a tool answer (connection, timeout, protocol)."""
+
+
+class ToolOutcomeUnknownError(ToolTransportError):
+    """The call was sent and no usable answer came back (timeout, connection lost, an answer
+    that is not MCP): the tool may have run. No fallback route is tried after it; retry only
+    a call whose second run you can accept."""
 
 
 def require_k(k: object) -> None:

@@ -4,7 +4,7 @@ Owns `PlanRequest` and `ExecutionPlan` (sealed, bound to the request digest, cat
 route fingerprint, principal and issue time), the trusted local `ExecutionPolicy`, the checks a
 plan passes before any call (shortlist, contract, arguments, policy), and the call itself. Every
 refusal is a `PolicyViolationError` with a `RefusalReason`. A plan runs once unless issued
-for more uses; `ToolOutcomeUnknownError` says a call was sent and the tool may have run.
+for more uses; `schemarouter.ToolOutcomeUnknownError` says a call was sent and the tool may have run.
 
 `EffectClass` is what local rules call a tool (read-only, mutating, destructive); `PlanSelection`
 says how a plan's route was chosen.
@@ -16,7 +16,7 @@ policy). It knows the router only through the small `Router` protocol it defines
 from __future__ import annotations
 
 from ._boundary import ainvoke_selective, execute_selective_plan
-from ._calls import ToolOutcomeUnknownError, ToolResult
+from ._calls import ToolResult
 from ._plans import ExecutableRetrieval, ExecutionPlan, PlanRequest, PlanSelection, RunConfig
 from ._policy import EffectClass, ExecutionPolicy, PolicyDecision
 from ._refusal import RefusalReason
@@ -33,7 +33,6 @@ __all__ = [
     "RefusalReason",
     "Router",
     "RunConfig",
-    "ToolOutcomeUnknownError",
     "ToolResult",
     "ainvoke_selective",
     "execute_selective_plan",

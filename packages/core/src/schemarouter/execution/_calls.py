@@ -32,6 +32,7 @@ from ..errors import (
     SchemaRouterError,
     SourceError,
     ToolExecutionError,
+    ToolOutcomeUnknownError,
     ToolTransportError,
 )
 from ._plan_checks import ClearedCall
@@ -41,18 +42,12 @@ from ._validation import CheckBudget, CheckTooCostly, PatternError, budgeted, bu
 if TYPE_CHECKING:
     from mcp import Client
 
-__all__ = ["Attempt", "ToolOutcomeUnknownError", "ToolResult", "call_cleared"]
+__all__ = ["Attempt", "ToolResult", "call_cleared"]
 
 # The planned tool already passed the catalog's limits; the re-check only needs to find it.
 _RECHECK_LIMITS = CatalogLimits(
     max_tools=1_000_000, max_schema_bytes=16 * 1024 * 1024, max_description_bytes=16 * 1024 * 1024
 )
-
-
-class ToolOutcomeUnknownError(ToolTransportError):
-    """The call was sent and no usable answer came back (timeout, connection lost, an answer
-    that is not MCP): the tool may have run. No fallback route is tried after it; retry only
-    a call whose second run you can accept."""
 
 
 @dataclass(slots=True)
