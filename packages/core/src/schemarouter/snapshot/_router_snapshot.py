@@ -103,7 +103,8 @@ class SnapshotInfo:
     encoder: str | None
     """The encoder that made the tool vectors (hybrid mode), else None."""
     listed_at: float
-    """When its catalog was listed, in seconds since the epoch (by the saving router's clock)."""
+    """When its catalog was listed, in seconds since the epoch (by the saving router's clock);
+    minus infinity when that time was unknown (the catalog then counts as of any age)."""
 
 
 def _encoder_record(encoder: TextEncoder) -> dict[str, Any]:
@@ -161,8 +162,14 @@ def _info(path: str, size: int, meta: dict[str, Any]) -> SnapshotInfo:
         skipped=int(meta.get("skipped", 0)),
         mode=str(meta.get("mode")),
         encoder=str(cast("dict[str, Any]", encoder).get("name")) if isinstance(encoder, dict) else None,
-        listed_at=float(meta.get("listed_at", -math.inf)),
+        listed_at=_listed_at(meta),
     )
+
+
+def _listed_at(meta: dict[str, Any]) -> float:
+    """When the snapshot's catalog was listed; minus infinity when unknown (of any age)."""
+    value: object = meta.get("listed_at")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else -math.inf
 
 
 def read_snapshot_info(path: str | Path) -> SnapshotInfo:
@@ -291,8 +298,7 @@ def _load(
         router = _rebuilt(catalog, given, policy, semantic_encoder, hybrid)
     else:
         router = _restored(catalog, meta, sections, source_path, given, policy, semantic_encoder, hybrid)
-    listed_at = meta.get("listed_at")
-    listed_at = float(listed_at) if isinstance(listed_at, int | float) else -math.inf
+    listed_at = _listed_at(meta)
     # A listing time ahead of this clock (another clock, or one set back) cannot be trusted to
     # make the catalog young: it then counts as of any age, and every call lists again.
     now = router.policy.clock()
