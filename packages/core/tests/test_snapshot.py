@@ -368,3 +368,34 @@ def test_the_library_digest_covers_files_that_exist() -> None:
     package = Path(_router_snapshot.__file__).resolve().parent.parent
     for part in _router_snapshot._SHAPING_CODE:  # pyright: ignore[reportPrivateUsage]
         assert (package / part).exists(), part
+
+
+@pytest.mark.parametrize("value", [10**6, -1], ids=["past the last tool", "negative"])
+def test_a_posting_naming_no_tool_is_refused(snapshot: Path, value: int) -> None:
+    header, _ = _sections(snapshot)
+    (entry,) = [s for s in header["sections"] if s["name"] == "docs"]
+    payload = bytearray(_payload(snapshot))
+    payload[entry["offset"] : entry["offset"] + 4] = value.to_bytes(4, "little", signed=True)
+    _resealed(snapshot, edit=bytes(payload))
+    with pytest.raises(SnapshotError, match="do not fit together"):
+        load_snapshot(snapshot)
+
+
+def test_postings_out_of_order_are_refused(snapshot: Path) -> None:
+    header, _ = _sections(snapshot)
+    (entry,) = [s for s in header["sections"] if s["name"] == "docs"]
+    payload = bytearray(_payload(snapshot))
+    docs = np.frombuffer(bytes(payload[entry["offset"] : entry["offset"] + entry["length"]]), dtype="<i4")
+    offsets_entry = next(s for s in header["sections"] if s["name"] == "offsets")
+    offsets = np.frombuffer(
+        bytes(payload[offsets_entry["offset"] : offsets_entry["offset"] + offsets_entry["length"]]),
+        dtype="<i8",
+    )
+    term = next(i for i in range(len(offsets) - 1) if offsets[i + 1] - offsets[i] >= 2)
+    start = int(offsets[term])
+    swapped = docs.copy()
+    swapped[start], swapped[start + 1] = docs[start + 1], docs[start]
+    payload[entry["offset"] : entry["offset"] + entry["length"]] = swapped.tobytes()
+    _resealed(snapshot, edit=bytes(payload))
+    with pytest.raises(SnapshotError, match="do not fit together"):
+        load_snapshot(snapshot)

@@ -185,7 +185,7 @@ def _array(sections: dict[str, Any], name: str, dtype: str, path: Path) -> Any:
     return cast("NDArray[Any]", value)
 
 
-def _index_arrays(meta: dict[str, Any], sections: dict[str, Any], path: Path) -> IndexArrays:
+def _index_arrays(meta: dict[str, Any], sections: dict[str, Any], path: Path, tools: int) -> IndexArrays:
     terms, words = sections.get("terms"), sections.get("words")
     index_meta: object = meta.get("index")
     if not (isinstance(terms, list) and isinstance(words, dict) and isinstance(index_meta, dict)):
@@ -213,9 +213,23 @@ def _index_arrays(meta: dict[str, Any], sections: dict[str, Any], path: Path) ->
         and (not term_list or (arrays.offsets[0] == 0 and arrays.offsets[-1] == postings))
         and bool(np.all(np.diff(arrays.offsets) >= 0))
     )
-    if not consistent:
+    if not consistent or not _postings_fit(arrays, tools):
         raise SnapshotError(f"{path} has a lexical index whose arrays do not fit together")
     return arrays
+
+
+def _postings_fit(arrays: IndexArrays, tools: int) -> bool:
+    """Every posting names a tool of the catalog, each term's tools come in increasing order
+    (once each), and every weight and idf is a finite number: what ranking relies on."""
+    docs = arrays.docs
+    if docs.size == 0:
+        return True
+    if int(docs.min()) < 0 or int(docs.max()) >= tools:
+        return False
+    rising = np.diff(docs) > 0
+    starts = arrays.offsets[1:-1]
+    rising[starts[(starts > 0) & (starts < docs.size)] - 1] = True  # where a new term starts
+    return bool(rising.all() and np.isfinite(arrays.weights).all() and np.isfinite(arrays.idf).all())
 
 
 def _default_encoder(record: dict[str, Any], path: Path) -> TextEncoder:
@@ -323,7 +337,9 @@ def _restored(
         settings = IndexSettings(**cast("dict[str, Any]", settings_data))
     except TypeError:
         raise SnapshotError(f"{source_path} has index settings this version does not know") from None
-    index = LexicalIndex.from_arrays(catalog, _index_arrays(meta, sections, source_path), settings)
+    index = LexicalIndex.from_arrays(
+        catalog, _index_arrays(meta, sections, source_path, len(catalog)), settings
+    )
     gate = LexicalGate(index)
     router._index = index  # pyright: ignore[reportPrivateUsage]
     router._gate = gate  # pyright: ignore[reportPrivateUsage]
