@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from schemarouter import (
 )
 from schemarouter.errors import SnapshotError
 from schemarouter.snapshot import FORMAT_VERSION, load_snapshot, read_snapshot_info, save_snapshot
-from schemarouter.snapshot._file import MAGIC
+from schemarouter.snapshot._file import MAGIC, read_sections, write_sections
 
 WEATHER = {
     "type": "object",
@@ -399,3 +399,29 @@ def test_postings_out_of_order_are_refused(snapshot: Path) -> None:
     _resealed(snapshot, edit=bytes(payload))
     with pytest.raises(SnapshotError, match="do not fit together"):
         load_snapshot(snapshot)
+
+
+def _rewritten(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Rewrite the snapshot with `change` applied to its sections, sealed as the library seals."""
+    meta, sections = read_sections(path)
+    sections = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in sections.items()}
+    change(sections)
+    write_sections(path, {k: v for k, v in meta.items() if k not in ("format", "sections")}, sections)
+
+
+def test_a_term_that_is_no_string_is_refused(snapshot: Path) -> None:
+    _rewritten(snapshot, lambda sections: sections["terms"].__setitem__(0, 5))
+    with pytest.raises(SnapshotError, match="malformed vocabulary"):
+        load_snapshot(snapshot)
+
+
+def test_tool_vectors_that_are_no_numbers_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "hybrid"
+    save_snapshot(SchemaRouter(_catalog()).with_semantic(BagOfWords()), path)
+
+    def poison(sections: dict[str, Any]) -> None:
+        sections["vectors"][0, 0] = np.nan
+
+    _rewritten(path, poison)
+    with pytest.raises(SnapshotError, match="not finite"):
+        load_snapshot(path, encoder=BagOfWords())

@@ -191,7 +191,11 @@ def _index_arrays(meta: dict[str, Any], sections: dict[str, Any], path: Path, to
     if not (isinstance(terms, list) and isinstance(words, dict) and isinstance(index_meta, dict)):
         raise SnapshotError(f"{path} has no lexical index")
     word_lists = cast("dict[str, Any]", words)
-    if set(word_lists) != set(WORD_LISTS) or not all(isinstance(w, list) for w in word_lists.values()):
+    if (
+        set(word_lists) != set(WORD_LISTS)
+        or not all(isinstance(w, list) and _strings(cast("list[object]", w)) for w in word_lists.values())
+        or not _strings(cast("list[object]", terms))
+    ):
         raise SnapshotError(f"{path} has a malformed vocabulary")
     term_list = cast("list[str]", terms)
     arrays = IndexArrays(
@@ -216,6 +220,10 @@ def _index_arrays(meta: dict[str, Any], sections: dict[str, Any], path: Path, to
     if not consistent or not _postings_fit(arrays, tools):
         raise SnapshotError(f"{path} has a lexical index whose arrays do not fit together")
     return arrays
+
+
+def _strings(values: list[object]) -> bool:
+    return all(type(value) is str for value in values)
 
 
 def _postings_fit(arrays: IndexArrays, tools: int) -> bool:
@@ -345,6 +353,8 @@ def _restored(
     router._gate = gate  # pyright: ignore[reportPrivateUsage]
     if semantic_encoder is not None:
         vectors = _array(sections, "vectors", "<f4", source_path)
+        if not bool(np.isfinite(vectors).all()):
+            raise SnapshotError(f"{source_path} holds tool vectors that are not finite numbers")
         try:
             semantic = SemanticIndex.from_vectors(catalog, semantic_encoder, vectors)
         except UserError as exc:
