@@ -259,3 +259,49 @@ def test_the_find_tools_tool_has_one_required_string_argument() -> None:
     assert FIND_TOOLS.name == "find_tools"
     assert schema["required"] == [FIND_TOOLS.argument]
     assert schema["properties"][FIND_TOOLS.argument]["type"] == "string"
+
+
+def test_find_tools_comes_first_in_the_list_as_offered() -> None:
+    s = session()
+    first = s.offer("what's the weather in Lisbon?")
+    assert first.tool_names == (FIND_TOOLS.name, "get_weather")
+    second = s.offer("convert 100 dollars to euros")
+    assert second.tool_names[: len(first.tool_names)] == first.tool_names
+    off = session(limits=SessionLimits(find_tools=False)).offer("what's the weather in Lisbon?")
+    assert off.tool_names == ("get_weather",)
+
+
+def test_a_reset_by_find_tools_keeps_the_turns_own_tools() -> None:
+    s = session(limits=SessionLimits(max_tools=2))
+    s.offer("what's the weather in Lisbon?")
+    s.offer("convert 100 dollars to euros")
+    found = s.find_tools("send email")
+    assert s.state.resets == 1
+    assert s.names == ("convert_currency", "send_email")  # the turn's tool first, then the found one
+    assert [t.name for t in found.added] == ["send_email"]
+    assert found.already == ()
+    step = s.offer("convert 100 dollars to euros")
+    assert step.names == ("convert_currency", "send_email")
+
+
+class Counting:
+    def __init__(self, inner: Visibility) -> None:
+        self.inner = inner
+        self.router = inner.router
+        self.calls = 0
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        self.calls += 1
+        return self.inner.allow_set(query, principal)
+
+
+def test_the_next_step_of_a_turn_does_not_route_again() -> None:
+    provider = Counting(visibility())
+    s = RoutingSession(provider, conversation_id="c")
+    for _ in range(4):
+        s.offer("send an email to Ada")
+    assert provider.calls == 1
+    s.find_tools("weather")  # find-tools searches
+    s.offer("send an email to Ada")
+    assert provider.calls == 2
+    assert s.offer("convert 100 dollars to euros").names == ("send_email", "get_weather", "convert_currency")

@@ -17,6 +17,12 @@ What each outcome offers:
 | no route | the list so far (nothing new appended), plus find-tools; on a first turn, find-tools alone |
 
 With find-tools off (`SessionLimits(find_tools=False)`), a no-route first turn offers nothing.
+Adapters offer find-tools first (`SessionOffer.tool_names`): one definition that never changes
+at the head of the list keeps the list as offered a growing prefix too.
+
+A turn is one request: a call of `offer` with the request of the previous call is the next model
+step of the same turn (every step of one agent task under one user message), and is not routed
+again. The same message sent again as a new turn is, for the session, the same turn.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from ..catalog._catalog import Catalog
 from ..errors import RoutingError, UserError
 from ..retrieval._results import RouteOutcome
 from ._allow_set import AllowSet, AllowSetProvider
-from ._find_tools import FindToolsResult, FoundTool, one_line
+from ._find_tools import FIND_TOOLS, FindToolsResult, FoundTool, one_line
 from ._session_state import SessionState, principal_key, request_key
 
 __all__ = ["RoutingSession", "SessionLimits", "SessionOffer"]
@@ -57,8 +63,9 @@ class SessionLimits:
     """Offer the find-tools tool. Off, a request with no route offers nothing (as a router alone does)."""
     find_results: int = 5
     """Tools one find-tools call adds at most."""
-    find_calls_per_turn: int = 3
-    """find-tools calls answered per turn; more get a short refusal."""
+    find_calls_per_turn: int = 5
+    """find-tools calls answered per turn (a turn is one request: every model step of one agent
+    task under one user message is the same turn); more get a short refusal."""
 
     def __post_init__(self) -> None:
         for name in ("max_tools", "max_schema_bytes", "find_results", "find_calls_per_turn"):
@@ -90,6 +97,13 @@ class SessionOffer:
     """This turn's request's own allow-set (its decisions say why each tool is in or out)."""
     schema_bytes: int
     """Bytes of the offered tool definitions (find-tools aside)."""
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """Every tool name as the model should be offered them: find-tools first (when on), then
+        the conversation's tools. One unchanging definition at the head keeps the whole list a
+        growing prefix, turn after turn, as the provider's prompt cache needs."""
+        return (FIND_TOOLS.name, *self.names) if self.find_tools else self.names
 
     def __contains__(self, name_or_route: object) -> bool:
         return name_or_route in self.names or name_or_route in self.routes
@@ -129,6 +143,9 @@ class RoutingSession:
         self._principal = principal
         self._limits = limits if limits is not None else SessionLimits()
         self._lock = threading.Lock()
+        self._turn: tuple[str, AllowSet] | None = None
+        """The current turn's request key and allow-set (not saved: a resumed session routes the
+        turn's request once more on its first step)."""
         key = principal_key(principal)
         if state is None:
             if not isinstance(conversation_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -185,34 +202,34 @@ class RoutingSession:
         return sum(self._catalog[route].schema_bytes for route in routes)
 
     def _append(
-        self, state: SessionState, new: Sequence[str]
-    ) -> tuple[SessionState, tuple[str, ...], bool, int]:
-        """`new` routes appended to the list within the budget: the new state, what was added,
-        whether the list was reset, and how many routes were held back."""
+        self, state: SessionState, new: Sequence[str], keep: Sequence[str] = ()
+    ) -> tuple[SessionState, tuple[str, ...], bool]:
+        """`new` routes appended to the list within the budget: the new state, the routes added
+        (after a reset, every route the list restarted with) and whether the list was reset. A
+        reset starts the list over from `keep` (the current turn's own tools), then `new`."""
         fresh = [route for route in dict.fromkeys(new) if route not in state.routes]
         if not fresh:
-            return state, (), False, 0
+            return state, (), False
         limits = self._limits
         grown = (*state.routes, *fresh)
-        if len(grown) <= limits.max_tools and self._bytes(grown) <= limits.max_schema_bytes:
-            return replace(state, routes=grown), tuple(fresh), False, 0
+        if self._fits(grown):
+            return replace(state, routes=grown), tuple(fresh), False
         if limits.on_full == "stop":
-            return replace(state, held_back=state.held_back + len(fresh)), (), False, len(fresh)
-        # reset: start over from the tools being added now, as many as fit
+            return replace(state, held_back=state.held_back + len(fresh)), (), False
         start: list[str] = []
-        for route in dict.fromkeys(new):
-            if len(start) < limits.max_tools and self._bytes([*start, route]) <= limits.max_schema_bytes:
+        for route in dict.fromkeys((*keep, *new)):
+            if self._fits([*start, route]):
                 start.append(route)
         logger.info(
             "conversation %r: the tool list reached its budget and starts over", state.conversation_id
         )
-        held = len(fresh) - len([r for r in start if r in fresh])
-        return (
-            replace(state, routes=tuple(start), resets=state.resets + 1, held_back=state.held_back + held),
-            tuple(start),
-            True,
-            held,
-        )
+        held = sum(route not in start for route in fresh)
+        state = replace(state, routes=tuple(start), resets=state.resets + 1, held_back=state.held_back + held)
+        return state, tuple(start), True
+
+    def _fits(self, routes: Sequence[str]) -> bool:
+        limits = self._limits
+        return len(routes) <= limits.max_tools and self._bytes(routes) <= limits.max_schema_bytes
 
     # -- turns ------------------------------------------------------------------------------------
 
@@ -220,16 +237,26 @@ class RoutingSession:
         """What the model may see for `request` on this step (see the module docstring)."""
         if not isinstance(request, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"request must be a string, got {type(request).__name__}")
-        allow = self._provider.allow_set(request, self._principal)
+        key = request_key(request)
+        with self._lock:
+            turn = self._turn
+            same_turn = self._state.turn > 0 and key == self._state.turn_request
+        if same_turn and turn is not None and turn[0] == key:
+            allow = turn[1]  # the next model step of this turn: not routed again
+        else:
+            allow = self._provider.allow_set(request, self._principal)
         with self._lock:
             state = self._revalidated(self._state)
-            key = request_key(request)
             added: tuple[str, ...] = ()
             reset = False
             if key != state.turn_request or state.turn == 0:
-                state = replace(state, turn=state.turn + 1, turn_request=key, find_calls=0)
-                state, added, reset, _ = self._append(state, allow.routes)
+                routes = tuple(route for route in allow.routes if route in self._catalog)
+                state = replace(
+                    state, turn=state.turn + 1, turn_request=key, turn_routes=routes, find_calls=0
+                )
+                state, added, reset = self._append(state, routes)
             self._state = state
+            self._turn = (key, allow)
         return self._offer(state, added, reset, allow)
 
     def _offer(
@@ -267,13 +294,13 @@ class RoutingSession:
         with self._lock:
             state = self._revalidated(self._state)
             before = set(state.routes)
-            state, added, _, _ = self._append(state, matching)
+            state, _, _ = self._append(state, matching, keep=state.turn_routes)
             self._state = state
         now = set(state.routes)
         return FindToolsResult(
             text,
-            added=tuple(self._found(r) for r in added if r in matching),
-            already=tuple(self._found(r) for r in matching if r in before and r in now),
+            added=tuple(self._found(r) for r in matching if r in now and r not in before),
+            already=tuple(self._found(r) for r in matching if r in now and r in before),
             held_back=tuple(self._found(r) for r in matching if r not in now),
         )
 

@@ -19,6 +19,8 @@ from ..errors import UserError
 
 __all__ = ["SESSION_FORMAT", "SessionState", "principal_key", "request_key"]
 
+_ROUTE_LISTS = ("routes", "turn_routes")
+
 SESSION_FORMAT = 1
 """Version of the `SessionState.to_dict` layout; `from_dict` refuses any other."""
 
@@ -52,6 +54,8 @@ class SessionState:
     """Requests routed so far (a request repeated on the next model step is the same turn)."""
     turn_request: str = ""
     """`request_key` of the current turn's request."""
+    turn_routes: tuple[str, ...] = ()
+    """The current turn's own tools (its request's allow-set): a reset keeps them first."""
     find_calls: int = 0
     """find-tools calls answered in the current turn."""
     resets: int = 0
@@ -65,7 +69,8 @@ class SessionState:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data (str, int and a list of str)."""
         out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["routes"] = list(self.routes)
+        for name in _ROUTE_LISTS:
+            out[name] = list(out[name])
         return out
 
     @classmethod
@@ -83,10 +88,10 @@ class SessionState:
             if f.name not in data:
                 raise UserError(f"the session state has no {f.name!r}")
             value = data[f.name]
-            if f.name == "routes":
+            if f.name in _ROUTE_LISTS:
                 items: list[object] = list(value) if isinstance(value, list | tuple) else [None]  # pyright: ignore[reportUnknownArgumentType]
                 if not all(isinstance(r, str) for r in items):
-                    raise UserError("the session state's routes must be a list of strings")
+                    raise UserError(f"the session state's {f.name} must be a list of strings")
                 value = tuple(str(r) for r in items)
             elif f.type in ("str", str):
                 if not isinstance(value, str):
