@@ -12,6 +12,9 @@ The list is loaded once per process, on first use.
 
 from __future__ import annotations
 
+import gzip
+import importlib.resources
+import json
 import math
 import threading
 from collections.abc import Mapping
@@ -28,14 +31,29 @@ _lock = threading.Lock()
 _frequencies: Mapping[str, int] | None = None
 
 
+def _read_list() -> Mapping[str, int]:
+    """The English list as `pyspellchecker` ships it (gzipped JSON, word -> count), read directly:
+    half the time of building a `SpellChecker` around it (0.1 s instead of 0.2 s of CPU, paid by
+    a process's first request). Falls back to the checker if the file is not where it was."""
+    try:
+        resource = importlib.resources.files("spellchecker").joinpath("resources", "en.json.gz")
+        with resource.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as text:
+            data = json.load(text)
+        if isinstance(data, dict) and data:
+            return cast("Mapping[str, int]", data)
+    except (OSError, ValueError, ModuleNotFoundError):
+        pass
+    from spellchecker import SpellChecker  # pyright: ignore[reportMissingTypeStubs]
+
+    checker = SpellChecker(language="en", distance=1)
+    return cast("Mapping[str, int]", checker.word_frequency.dictionary)  # pyright: ignore[reportUnknownMemberType]
+
+
 def _load() -> Mapping[str, int]:
     global _frequencies
     with _lock:
         if _frequencies is None:
-            from spellchecker import SpellChecker  # pyright: ignore[reportMissingTypeStubs]
-
-            checker = SpellChecker(language="en", distance=1)
-            _frequencies = cast("Mapping[str, int]", checker.word_frequency.dictionary)  # pyright: ignore[reportUnknownMemberType]
+            _frequencies = _read_list()
         return _frequencies
 
 
