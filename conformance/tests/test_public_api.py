@@ -11,7 +11,17 @@ import schemarouter_conformance
 
 INTERNAL = {
     "_boundary_tests": {"BoundaryTests"},
-    "_expect": {"case_where", "gated_cases", "mismatch", "not_run", "outcome", "routed_in", "tripping"},
+    "_expect": {
+        "case_where",
+        "fail_if",
+        "gated_cases",
+        "mismatch",
+        "not_run",
+        "outcome",
+        "routed_in",
+        "summarised",
+        "tripping",
+    },
     "_fixture": {"main"},
     "_guard": {"GUARD_TEST", "needs", "reason_problem", "required_capabilities", "weakened_standard_tests"},
     "_providers": {"GUEST", "MEMBER", "ChangingVisibility", "PrincipalVisibility"},

@@ -59,7 +59,7 @@ class TestReferenceDriverHybrid(_HybridSuite):
 
 _OPENAI = _driver("schemarouter_openai_agents.testing", "OpenAIAgentsDriver")
 _PYDANTIC = _driver("schemarouter_pydantic_ai.testing", "PydanticAIDriver")
-_LANGCHAIN = _driver("schemarouter_langchain.conformance", "LangChainDriver")
+_LANGCHAIN = _driver("schemarouter_langchain.testing", "LangChainDriver")
 
 
 @pytest.mark.skipif(_OPENAI is None, reason="schemarouter-openai-agents is not installed")

@@ -67,6 +67,7 @@ def route_to_json(
     return {
         "query": allow.query,
         "catalog_version": allow.catalog_version,
+        "outcome": allow.outcome,
         "no_route": allow.no_route,
         "reason": allow.reason,
         "names": list(allow.names),
@@ -135,6 +136,12 @@ async def run(args: argparse.Namespace) -> int:
             f"[bold]no route[/] for {escape(printable(repr(args.query)))}: {escape(allow.reason)}",
             markup=True,
         )
+    elif allow.outcome == "uncertain":
+        stdout.print(
+            f"[bold]uncertain[/] for {escape(printable(repr(args.query)))}: no tool has the evidence "
+            f"for a confident route; offered with weak evidence: {escape(printable(', '.join(allow.names)))}",
+            markup=True,
+        )
     table = Table(title=Text(f"query: {printable(args.query)}"), title_justify="left")
     for column, justify in (
         ("route", "left"),
@@ -165,7 +172,7 @@ async def run(args: argparse.Namespace) -> int:
     if allow.decisions:
         stdout.print(table)
     stdout.print(
-        f"{len(allow.routed)} routed of {len(router.catalog)} tools (k={args.k}); "
+        f"outcome {allow.outcome}: {len(allow.names)} offered of {len(router.catalog)} tools (k={args.k}); "
         f"{retrieval.matched} {'competed' if isinstance(retriever, HybridRetriever) else 'matched a query word'}; "
         f"catalog {allow.catalog_version[:12]}; "
         f"mode {mode_text(router)}"
