@@ -37,6 +37,7 @@ PACKAGES = (
     "schemarouter.execution",
     "schemarouter.visibility",
     "schemarouter.evidence",
+    "schemarouter.snapshot",
     "schemarouter.errors",
     "schemarouter.testing",
 )
