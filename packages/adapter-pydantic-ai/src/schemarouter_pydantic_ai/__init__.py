@@ -4,6 +4,13 @@
     agent = Agent(model, toolsets=[router.toolset(mcp_toolset)], deps_type=RoutingRequest)
     await agent.run("...", deps=RoutingRequest("the user's request"))
 
+Conversation mode keeps one growing list of tools per conversation, in deps, and offers the
+find-tools tool first:
+
+    router = PydanticAIRouter(Visibility(schema_router, k=3), sessions=SessionLimits())
+    deps = ConversationDeps("the user's request", conversation="c-1")
+    await agent.run("...", deps=deps)  # next turn: deps.query = "..."; the same deps again
+
 The framework keeps the agent loop, approvals, hooks and tool execution; routing only
 decides which tools the model sees in a run.
 """
@@ -11,10 +18,18 @@ decides which tools the model sees in a run.
 from __future__ import annotations
 
 from ._capability import RoutedTools
+from ._conversation import ConversationDeps
 from ._mirror import catalog_from_function_toolset, catalog_from_mcp_toolset, catalog_from_tool_defs
 from ._origin import listed_catalog_name
-from ._request import RequestFrom, RouteRequest, RoutingRequest, default_request_from
-from ._router import LOGGER_NAME, CatalogName, PydanticAIRouter
+from ._request import (
+    ConversationFrom,
+    RequestFrom,
+    RouteRequest,
+    RoutingRequest,
+    default_conversation_from,
+    default_request_from,
+)
+from ._router import LOGGER_NAME, CatalogName, ConversationStep, PydanticAIRouter
 from ._search import RoutedToolSearch
 from ._toolset import RoutedToolset
 from .errors import AdapterSetupError, HiddenToolCallError, RoutingUnavailableError
@@ -25,6 +40,9 @@ __all__ = [
     "LOGGER_NAME",
     "AdapterSetupError",
     "CatalogName",
+    "ConversationDeps",
+    "ConversationFrom",
+    "ConversationStep",
     "HiddenToolCallError",
     "PydanticAIRouter",
     "RequestFrom",
@@ -38,6 +56,7 @@ __all__ = [
     "catalog_from_function_toolset",
     "catalog_from_mcp_toolset",
     "catalog_from_tool_defs",
+    "default_conversation_from",
     "default_request_from",
     "listed_catalog_name",
 ]

@@ -8,6 +8,9 @@ from typing import Any
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset
+
+from schemarouter.visibility import FIND_TOOLS
 
 from ._router import CatalogName, PydanticAIRouter
 
@@ -29,11 +32,17 @@ class RoutedTools(AbstractCapability[Any]):
     sees it, so prefixed tools need a mapping; a None hides the tool). `source` matches by route
     (`"<source>:<name>"`); without it a tool is matched by the catalog's only route of its name,
     and a name that several catalog sources share is hidden (with a WARNING).
+
+    In conversation mode (`PydanticAIRouter(..., sessions=...)`) the capability brings the
+    find-tools tool (its own toolset) and restores the conversation's order for the whole agent:
+    find-tools first (whenever the conversation offers it), then the conversation's list,
+    first-offered first. `offer_find_tools=False` leaves find-tools out.
     """
 
     router: PydanticAIRouter
     source: str | None = field(default=None, kw_only=True)
     catalog_name: CatalogName | None = field(default=None, kw_only=True)
+    offer_find_tools: bool = field(default=True, kw_only=True)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -44,10 +53,24 @@ class RoutedTools(AbstractCapability[Any]):
             return self.router.catalog_name_of(self.catalog_name, tool_def)
         return tool_def.name
 
+    def get_toolset(self) -> AbstractToolset[Any] | None:
+        if self.router.sessions is None or not self.offer_find_tools:
+            return None
+        return self.router.find_tools_toolset()
+
     async def prepare_tools(
         self, ctx: RunContext[Any], tool_defs: list[ToolDefinition]
     ) -> list[ToolDefinition]:
-        allow = self.router.allow_set(ctx)
-        if allow is None:
+        router = self.router
+        if router.sessions is None:
+            allow = router.allow_set(ctx)
+            if allow is None:
+                return []
+            return router.select(allow, tool_defs, self._name, self.source)
+        step = router.conversation_step(ctx)
+        if step is None:
             return []
-        return self.router.select(allow, tool_defs, self._name, self.source)
+        offered = self.offer_find_tools and step.offer.find_tools
+        finder = [d for d in tool_defs if d.name == FIND_TOOLS.name][:1] if offered else []
+        routed = [d for d in tool_defs if d.name != FIND_TOOLS.name or not self.offer_find_tools]
+        return [*finder, *router.select(step.allow, routed, self._name, self.source)]

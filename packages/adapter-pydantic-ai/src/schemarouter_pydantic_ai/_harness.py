@@ -47,10 +47,13 @@ Layout = Literal["toolset", "approval_outside", "capability"]
 
 @dataclass
 class RunDeps:
-    """Per-run dependencies: the routing request plus what the hooks observed in this run."""
+    """Per-run dependencies: the routing request (and, in conversation mode, the conversation and
+    its routing state) plus what the hooks observed in this run."""
 
     query: str | None
     principal: Hashable | None = None
+    conversation: str | None = None
+    schemarouter_session: dict[str, Any] | None = None
     input_blocked: list[str] = field(default_factory=list[str])
     outputs_seen: list[tuple[str, Any]] = field(default_factory=list[tuple[str, Any]])
 

@@ -1,4 +1,5 @@
-"""Where a run's routing request comes from: the run context's `deps`, never the prompt.
+"""Where a run's routing request (and, in conversation mode, its conversation) comes from: the
+run context's `deps`, never the prompt.
 
 `ctx.prompt` is None when a run resumes after deferred approvals, so a request read
 from the prompt would change between the turn that asked for approval and the turn
@@ -8,8 +9,8 @@ caller passes again on resume.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import Any, TypeAlias
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeAlias, cast
 
 from pydantic_ai import RunContext
 
@@ -18,7 +19,16 @@ from schemarouter.visibility import coerce_request, request_in
 
 from .errors import AdapterSetupError
 
-__all__ = ["RequestFrom", "RouteRequest", "RoutingRequest", "default_request_from", "normalize_request"]
+__all__ = [
+    "ConversationFrom",
+    "RequestFrom",
+    "RouteRequest",
+    "RoutingRequest",
+    "default_conversation_from",
+    "default_request_from",
+    "normalize_conversation",
+    "normalize_request",
+]
 
 RoutingRequest = RouteRequest
 """This adapter's name for `schemarouter.RouteRequest` (the same class): the user's request and
@@ -29,6 +39,10 @@ RequestFrom: TypeAlias = Callable[
     [RunContext[Any]], "RouteRequest | tuple[str, Hashable | None] | str | None"
 ]
 """Derives the routing request from a run context. Return None when the run carries none."""
+
+ConversationFrom: TypeAlias = Callable[[RunContext[Any]], "str | None"]
+"""Derives the conversation id from a run context (conversation mode). Return None when the run
+carries none: routed tools then stay hidden, as for a run without a request."""
 
 
 def default_request_from(ctx: RunContext[Any]) -> RouteRequest | None:
@@ -56,3 +70,42 @@ def normalize_request(value: object) -> RouteRequest | None:
         return coerce_request(value)
     except TypeError as exc:
         raise AdapterSetupError(f"request_from returned an unusable request: {exc}") from exc
+
+
+def default_conversation_from(ctx: RunContext[Any]) -> str | None:
+    """The documented default: the conversation id in `ctx.deps`, read like the request.
+
+    - a mapping gives `deps.get("conversation")`;
+    - any other object gives its `conversation` attribute (`ConversationDeps` has one).
+
+    None, a missing one or an empty string is no conversation (routed tools stay hidden). A
+    conversation id that is not a string raises `TypeError`: routing fails closed the same way.
+    PydanticAI's own `ctx.conversation_id` is not read: it is never missing (a run started
+    without one gets a fresh id), so a forgotten id would silently start a new list on every
+    run. Pass `conversation_from=lambda ctx: ctx.conversation_id` to use it anyway.
+    """
+    deps: object = ctx.deps
+    if deps is None or isinstance(deps, str | RouteRequest):
+        return None
+    if isinstance(deps, Mapping):
+        value: object = cast("Mapping[Any, Any]", deps).get("conversation")
+    else:
+        value = getattr(deps, "conversation", None)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"the conversation id must be a string, got {type(value).__name__}")
+    return value or None
+
+
+def normalize_conversation(value: object) -> str | None:
+    """Accept what a `ConversationFrom` callable may return: a string (empty: none) or None.
+    Anything else is a misconfigured `conversation_from`, raised as `AdapterSetupError`."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise AdapterSetupError(
+            f"conversation_from returned an unusable conversation id: expected a string or None, "
+            f"got {type(value).__name__}"
+        )
+    return value or None

@@ -6,18 +6,39 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic_ai import RunContext
 from pydantic_ai.tools import ToolDefinition
-from pydantic_ai.toolsets import AbstractToolset
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from schemarouter import AllowSet, AllowSetProvider, Catalog, McpSource
+from schemarouter import (
+    AllowSet,
+    AllowSetProvider,
+    Catalog,
+    McpSource,
+    RoutingError,
+    RoutingSession,
+    SessionLimits,
+    UserError,
+)
 from schemarouter.catalog import make_route
+from schemarouter.visibility import FIND_TOOLS, SessionOffer
 
 from ._checks import CatalogChecks, catalog_of
-from ._request import RequestFrom, RouteRequest, default_request_from, normalize_request
-from .errors import AdapterSetupError, RoutingUnavailableError
+from ._conversation import ConversationSessions, conversation_allow_set, save_state, saved_state
+from ._find_tools import find_tools_toolset
+from ._request import (
+    ConversationFrom,
+    RequestFrom,
+    RouteRequest,
+    default_conversation_from,
+    default_request_from,
+    normalize_conversation,
+    normalize_request,
+)
+from .errors import AdapterSetupError, HiddenToolCallError, RoutingUnavailableError
 
 if TYPE_CHECKING:
     from ._capability import RoutedTools
@@ -39,6 +60,18 @@ be routed outside the routed toolset (or, for the capability, out of the agent i
 _T = TypeVar("_T")
 _CacheKey = tuple[str, int, str, Hashable, str]
 
+FIND_TOOLS_FAILED = "Tool search failed. Use the tools you have, or answer without one."
+"""What the model reads when the find-tools search itself failed (the failure is logged)."""
+
+
+@dataclass(frozen=True)
+class ConversationStep:
+    """One model step of a conversation: its session, what it offers, and that list as an allow-set."""
+
+    session: RoutingSession
+    offer: SessionOffer
+    allow: AllowSet
+
 
 class PydanticAIRouter:
     """Routes PydanticAI runs with one allow-set provider (normally a `schemarouter.Visibility`).
@@ -46,6 +79,13 @@ class PydanticAIRouter:
     `request_from(ctx)` derives the routing request from the run context; the default reads
     `ctx.deps` (see `default_request_from`). The allow-set is computed at most once per run
     step for a given request and catalog version; nothing is shared between runs.
+
+    `sessions=SessionLimits()` switches on conversation mode: each conversation (its id from
+    `conversation_from(ctx)`, by default `ctx.deps`' `conversation`) keeps one list of tools that
+    only grows, turn after turn (`schemarouter.RoutingSession`), kept as plain data in `ctx.deps`
+    (see `ConversationDeps`), and the model gets the find-tools tool (`FIND_TOOLS`), first in its
+    list, to ask for a tool the list lacks. A run with no conversation id routes nothing (cause
+    `missing_conversation`). `sessions=None` (the default) routes each run on its own.
 
     When no request can be derived (or its query is blank), or the provider raises, routed
     tools are hidden and a WARNING is logged on the `schemarouter.pydantic_ai` logger; with
@@ -59,7 +99,9 @@ class PydanticAIRouter:
         self,
         visibility: AllowSetProvider,
         *,
+        sessions: SessionLimits | None = None,
         request_from: RequestFrom = default_request_from,
+        conversation_from: ConversationFrom = default_conversation_from,
         raise_on_failure: bool = False,
         cache_size: int = 256,
     ) -> None:
@@ -71,9 +113,25 @@ class PydanticAIRouter:
             raise AdapterSetupError("request_from must be callable")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise AdapterSetupError(f"cache_size must be an int >= 0, got {cache_size!r}")
+        if sessions is not None and not isinstance(sessions, SessionLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AdapterSetupError(
+                f"sessions must be a schemarouter.SessionLimits or None, got {type(sessions).__name__}"
+            )
+        if not callable(conversation_from):
+            raise AdapterSetupError("conversation_from must be callable")
+        if sessions is not None and catalog_of(visibility) is None:
+            raise AdapterSetupError(
+                "conversation mode needs a provider that exposes its catalog as provider.router.catalog "
+                "(schemarouter.Visibility does)"
+            )
         self.visibility = visibility
         self.request_from = request_from
+        self.sessions = sessions
+        """The conversation mode's limits, or None (each run routed on its own)."""
+        self.conversation_from = conversation_from
         self.raise_on_failure = raise_on_failure
+        self._conversations = ConversationSessions(sessions, cache_size) if sessions is not None else None
+        self._finder: FunctionToolset[Any] | None = None
         self._cache_size = cache_size
         self._cache: OrderedDict[_CacheKey, AllowSet] = OrderedDict()
         self._lock = threading.Lock()
@@ -114,7 +172,13 @@ class PydanticAIRouter:
         return request
 
     def allow_set(self, ctx: RunContext[Any]) -> AllowSet | None:
-        """The allow-set for this run step, or None when routing failed (routed tools then stay hidden)."""
+        """The allow-set for this run step, or None when routing failed (routed tools then stay hidden).
+
+        In conversation mode it is the conversation's list (`session_offer`), first-offered first.
+        """
+        if self._conversations is not None:
+            step = self.conversation_step(ctx)
+            return None if step is None else step.allow
         request = self.routing_request(ctx)
         if request is None:
             return None
@@ -137,6 +201,108 @@ class PydanticAIRouter:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return allow
+
+    # -- conversation mode ------------------------------------------------------------------------
+
+    def conversation(self, ctx: RunContext[Any]) -> str | None:
+        """The conversation id of this run, or None. Raises what `conversation_from` raises, and
+        `AdapterSetupError` when it returns something that is not a string or None."""
+        return normalize_conversation(self.conversation_from(ctx))
+
+    def session_offer(self, ctx: RunContext[Any]) -> SessionOffer | None:
+        """What the conversation offers on this model step (`SessionOffer.tool_names`: find-tools
+        first, then the conversation's tools), or None when routing failed or conversation mode
+        is off. Saves the conversation's state into `ctx.deps`."""
+        step = self.conversation_step(ctx) if self._conversations is not None else None
+        return None if step is None else step.offer
+
+    def conversation_step(self, ctx: RunContext[Any]) -> ConversationStep | None:
+        """This model step of the run's conversation, or None after reporting why there is none:
+        no request (`missing_request`), no conversation id (`missing_conversation`), a saved state
+        in deps that cannot be used or deps that cannot hold one (`session_error`), a raising
+        provider (`router_error`)."""
+        sessions = self._conversations
+        if sessions is None:
+            return None
+        request = self.routing_request(ctx)
+        if request is None:
+            return None
+        try:
+            conversation = self.conversation(ctx)
+        except AdapterSetupError:
+            raise
+        except Exception as exc:
+            if self.conversation_from is default_conversation_from and isinstance(exc, TypeError):
+                message = f"the run's deps carry an unusable conversation id: {exc}"
+            else:
+                message = f"conversation_from raised {type(exc).__name__}: {exc}"
+            return self.report_failure("request_error", message, exc)
+        if conversation is None:
+            return self.report_failure(
+                "missing_conversation",
+                "conversation mode, but the run context carries no conversation id (ctx.deps' conversation)",
+                None,
+            )
+        catalog = catalog_of(self.visibility)
+        if catalog is None:
+            return self.report_failure(
+                "session_error", "the allow-set provider no longer exposes a catalog (router.catalog)", None
+            )
+        try:
+            session = sessions.session(
+                self.visibility, catalog, conversation, request.principal, saved_state(ctx.deps)
+            )
+        except (UserError, RoutingError, TypeError, RecursionError) as exc:
+            return self.report_failure(
+                "session_error", f"conversation {conversation!r}: {type(exc).__name__}: {exc}", exc
+            )
+        try:
+            offer = session.offer(request.query)
+        except Exception as exc:
+            return self.report_failure(
+                "router_error", f"the allow-set provider raised {type(exc).__name__}: {exc}", exc
+            )
+        try:
+            save_state(ctx.deps, session.state)
+        except TypeError as exc:
+            return self.report_failure("session_error", str(exc), exc)
+        allow = conversation_allow_set(offer, request.query, request.principal, session.state.catalog_version)
+        return ConversationStep(session, offer, allow)
+
+    def find_tools(self, ctx: RunContext[Any], query: str) -> str:
+        """The find-tools tool's answer for the run's conversation: searches with the provider
+        (its rules, gate and principal), adds what fits to the conversation's list for the next
+        model step, saves the state into `ctx.deps`, and returns the text the model reads. Runs
+        no tool body. Raises `HiddenToolCallError` when this run is not offered find-tools."""
+        step = self.conversation_step(ctx) if self._conversations is not None else None
+        if step is None or not step.offer.find_tools:
+            raise HiddenToolCallError(FIND_TOOLS.name, "tool search is not offered to this run")
+        try:
+            result = step.session.find_tools(query)
+        except Exception as exc:
+            self.report_failure(
+                "router_error", f"find-tools: the allow-set provider raised {type(exc).__name__}: {exc}", exc
+            )
+            return FIND_TOOLS_FAILED
+        save_state(ctx.deps, step.session.state)
+        return result.text()
+
+    def find_tools_toolset(self) -> FunctionToolset[Any]:
+        """The toolset holding this router's find-tools tool (one per router). The routed toolset
+        and the capability offer it in conversation mode; do not add it to an agent yourself."""
+        if self._finder is None:
+            self._finder = find_tools_toolset(self.find_tools)
+        return self._finder
+
+    def warn_find_tools_shadowed(self) -> None:
+        """Warn once that a routed toolset's own tool named like find-tools is hidden."""
+        self._checks.warn_once(
+            ("find_tools_shadowed",),
+            "a routed tool named %r is hidden: conversation mode offers its find-tools tool under that "
+            "name. Rename the tool (RenamedToolset inside the routed toolset), or pass "
+            "offer_find_tools=False to this routed toolset.",
+            FIND_TOOLS.name,
+        )
 
     def _cache_key(self, ctx: RunContext[Any], request: RouteRequest) -> _CacheKey | None:
         catalog = catalog_of(self.visibility)
@@ -258,19 +424,34 @@ class PydanticAIRouter:
         *,
         source: str | None = None,
         catalog_name: CatalogName | None = None,
+        offer_find_tools: bool = True,
     ) -> RoutedToolset:
-        """Wrap `toolset` so each run sees only its allow-set (see `RoutedToolset`)."""
+        """Wrap `toolset` so each run sees only its allow-set (see `RoutedToolset`); in conversation
+        mode, the conversation's list with find-tools first."""
         from ._toolset import RoutedToolset
 
-        return RoutedToolset(toolset, router=self, source=source, catalog_name=catalog_name)
+        return RoutedToolset(
+            toolset,
+            router=self,
+            source=source,
+            catalog_name=catalog_name,
+            offer_find_tools=offer_find_tools,
+        )
 
     def capability(
-        self, *, source: str | None = None, catalog_name: CatalogName | None = None
+        self,
+        *,
+        source: str | None = None,
+        catalog_name: CatalogName | None = None,
+        offer_find_tools: bool = True,
     ) -> RoutedTools:
-        """An agent-wide capability narrowing every function tool (see `RoutedTools`)."""
+        """An agent-wide capability narrowing every function tool (see `RoutedTools`); in
+        conversation mode it also brings find-tools and restores the conversation's order."""
         from ._capability import RoutedTools
 
-        return RoutedTools(router=self, source=source, catalog_name=catalog_name)
+        return RoutedTools(
+            router=self, source=source, catalog_name=catalog_name, offer_find_tools=offer_find_tools
+        )
 
     def tool_search(
         self, *, source: str | None = None, catalog_name: CatalogName | None = None

@@ -9,6 +9,7 @@ from pydantic_ai import RunContext
 from pydantic_ai.toolsets import ToolsetTool, WrapperToolset
 
 from schemarouter import AllowSet
+from schemarouter.visibility import FIND_TOOLS
 
 from ._origin import ToolOrigin, listed_catalog_name, tool_origin
 from ._router import CatalogName, PydanticAIRouter
@@ -43,11 +44,19 @@ class RoutedToolset(WrapperToolset[Any]):
     `source`). `catalog_name` maps a listed tool definition to its catalog name (default: its
     name at its origin, without the prefixes and renames of `PrefixedToolset`s and
     `RenamedToolset`s wrapped inside this one); a None from it hides the tool.
+
+    In conversation mode (`PydanticAIRouter(..., sessions=...)`) the run sees the conversation's
+    list, first-offered first, and the find-tools tool ahead of it whenever the conversation offers
+    it (`offer_find_tools=False` leaves it to another routed toolset of the same agent: PydanticAI
+    refuses two tools of one name). A wrapped tool of that name is then hidden, with a WARNING.
+    A wrapper around this toolset sees find-tools like any of its tools: a prefix renames it, and
+    an approval function that asks for every tool asks for it too.
     """
 
     router: PydanticAIRouter = field(kw_only=True)
     source: str | None = field(default=None, kw_only=True)
     catalog_name: CatalogName | None = field(default=None, kw_only=True)
+    offer_find_tools: bool = field(default=True, kw_only=True)
 
     def _listed(self, name: str, tool: ToolsetTool[Any]) -> _Listed:
         return name, tool, tool_origin(tool, self.wrapped)
@@ -65,11 +74,23 @@ class RoutedToolset(WrapperToolset[Any]):
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         tools = await super().get_tools(ctx)
-        allow = self.router.allow_set(ctx)
-        if allow is None:
+        router = self.router
+        if router.sessions is None:
+            allow = router.allow_set(ctx)
+            if allow is None:
+                return {}
+            visible = self._visible(allow, [self._listed(name, tool) for name, tool in tools.items()])
+            return {name: tool for name, tool, _ in visible}
+        step = router.conversation_step(ctx)
+        if step is None:
             return {}
-        visible = self._visible(allow, [self._listed(name, tool) for name, tool in tools.items()])
-        return {name: tool for name, tool, _ in visible}
+        finder: dict[str, ToolsetTool[Any]] = {}
+        if self.offer_find_tools and step.offer.find_tools:
+            finder = await router.find_tools_toolset().get_tools(ctx)
+            if tools.pop(FIND_TOOLS.name, None) is not None:
+                router.warn_find_tools_shadowed()
+        visible = self._visible(step.allow, [self._listed(name, tool) for name, tool in tools.items()])
+        return {**finder, **{name: tool for name, tool, _ in visible}}
 
     def _contract_matches(self, allow: AllowSet, listed: _Listed) -> bool:
         _, tool, origin = listed
@@ -85,6 +106,11 @@ class RoutedToolset(WrapperToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
+        if self.offer_find_tools and self.router.sessions is not None and name == FIND_TOOLS.name:
+            step = self.router.conversation_step(ctx)
+            if step is None or not step.offer.find_tools:
+                raise HiddenToolCallError(name, "tool search is not offered to this run")
+            return await self.router.find_tools_toolset().call_tool(name, tool_args, ctx, tool)
         allow = self.router.allow_set(ctx)
         if allow is None:
             raise HiddenToolCallError(name, "routing is unavailable for this run")

@@ -7,7 +7,8 @@
     │   └── HiddenToolCallError        a call reached a tool hidden for this request (reason `hidden_tool`)
     └── schemarouter.RuntimeFailure
         └── schemarouter.RoutingError
-            └── RoutingUnavailableError    no allow-set for this run (request missing or router failed)
+            └── RoutingUnavailableError    no allow-set for this run (request, conversation or state
+                                           missing or unusable, or router failed)
 
 Routing failures hide every routed tool and are logged at WARNING on the
 `schemarouter.pydantic_ai` logger; `RoutingUnavailableError` is raised only when the
@@ -40,6 +41,9 @@ class RoutingUnavailableError(RoutingError):
 
     `cause` says why: `missing_request` (no query could be derived from the run context, or it is blank),
     `request_error` (the request callable raised) or `router_error` (the allow-set provider raised).
+    In conversation mode also `missing_conversation` (no conversation id in the run context) and
+    `session_error` (the conversation's state in deps belongs to another principal or conversation,
+    cannot be read, or the deps cannot hold it).
     """
 
     def __init__(self, cause: str, message: str) -> None:

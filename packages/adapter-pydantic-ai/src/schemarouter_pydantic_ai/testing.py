@@ -3,7 +3,10 @@
 Expresses a suite scenario with PydanticAI's own mechanisms: an `MCPToolset` for the fixture
 server (entered once and shared by every run, so its tool cache is shared too), approvals
 through `.approval_required()`, guardrails as `Hooks` (`before_tool_execute` /
-`after_tool_execute`), and `FunctionModel` scripts as the offline model.
+`after_tool_execute`), and `FunctionModel` scripts as the offline model. In conversation mode it
+keeps one deps object per conversation, as a user would, and passes it to every run of that
+conversation (and to the run that resumes after an approval): the conversation's routing state
+lives there.
 """
 
 from __future__ import annotations
@@ -11,20 +14,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.mcp import MCPToolset
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, RetryPromptPart
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition, ToolDenied
 from pydantic_ai.usage import RunUsage
 
+from schemarouter.visibility import FIND_TOOLS
 from schemarouter_conformance import (
     CallReport,
     DriverCapabilities,
+    FindToolsReport,
     OfferedTool,
     OfferedTools,
     RoutingHook,
@@ -59,6 +64,8 @@ class BuiltAgent:
     toolset: MCPToolset[Any]
     router: PydanticAIRouter
     scenario: Scenario
+    conversations: dict[str, RunDeps] = field(default_factory=dict[str, RunDeps])
+    """The deps of each conversation, kept from run to run (they carry its routing state)."""
 
 
 @dataclass(frozen=True)
@@ -90,14 +97,31 @@ def _captured_failures() -> Iterator[_Capture]:
 
 
 def _deps(request: RunRequest) -> RunDeps:
-    return RunDeps(request.query, request.principal)
+    return RunDeps(request.query, request.principal, request.conversation)
+
+
+def _run_deps(agent: BuiltAgent, request: RunRequest) -> RunDeps:
+    """The deps of this run: its conversation's (the same object every run, with this run's
+    request and nothing the hooks saw before), or fresh ones outside a conversation."""
+    if request.conversation is None:
+        return _deps(request)
+    deps = agent.conversations.setdefault(request.conversation, _deps(request))
+    deps.query, deps.principal = request.query, request.principal
+    deps.input_blocked.clear()
+    deps.outputs_seen.clear()
+    return deps
+
+
+def _offered(tool_defs: Sequence[ToolDefinition], failure: str | None = None) -> OfferedTools:
+    return OfferedTools(tuple(OfferedTool(d.name, d.parameters_json_schema) for d in tool_defs), failure)
 
 
 class PydanticAIDriver:
     """Driver for the SchemaRouter conformance suite.
 
     `Scenario.options` understood: `layout` (`"toolset"`, `"approval_outside"` or
-    `"capability"`; see `build_agent`) and `cache_tools` (default True).
+    `"capability"`; see `build_agent`) and `cache_tools` (default True). `Scenario.conversations`
+    builds the router in conversation mode (`PydanticAIRouter(..., sessions=...)`).
     """
 
     name = "pydantic-ai"
@@ -116,7 +140,7 @@ class PydanticAIDriver:
             cache_tools=bool(scenario.options.get("cache_tools", True)),
         )
         await toolset.__aenter__()
-        router = PydanticAIRouter(scenario.visibility)
+        router = PydanticAIRouter(scenario.visibility, sessions=scenario.conversations)
         agent = build_agent(
             router,
             toolset,
@@ -132,13 +156,12 @@ class PydanticAIDriver:
         failure: str | None = None
         with _captured_failures() as captured:
             try:
-                offered = await offer_turn(agent.agent, _deps(request))
+                offered = await offer_turn(agent.agent, _run_deps(agent, request))
             except RoutingUnavailableError as exc:
                 failure = str(exc)
         if failure is None and captured.messages:
             failure = captured.messages[0]
-        tools = tuple(OfferedTool(d.name, d.parameters_json_schema) for d in offered)
-        return OfferedTools(tools, failure)
+        return _offered(offered, failure)
 
     def _ran(self, agent: BuiltAgent, tool: str, before: int) -> bool:
         calls = read_call_log(agent.scenario.source.call_log)
@@ -148,7 +171,7 @@ class PydanticAIDriver:
         self, agent: BuiltAgent, request: RunRequest, tool: str, arguments: Mapping[str, Any]
     ) -> CallReport:
         before = len(read_call_log(agent.scenario.source.call_log))
-        deps = _deps(request)
+        deps = _run_deps(agent, request)
         try:
             turn, result = await call_turn(agent.agent, deps, tool, arguments)
         except Exception as exc:
@@ -195,7 +218,7 @@ class PydanticAIDriver:
         if not isinstance(state, _Pending):
             return CallReport(pending.tool, "error", detail="nothing to resume")
         before = len(read_call_log(agent.scenario.source.call_log))
-        deps = _deps(request)
+        deps = _run_deps(agent, request)
         decision: bool | ToolDenied = True if approve else ToolDenied(_DENIAL)
         turn = ScriptedTurn()
         try:
@@ -211,8 +234,33 @@ class PydanticAIDriver:
             agent, pending.tool, deps, result.all_messages(), state.call_id, before, rejected=not approve
         )
 
+    async def call_find_tools(self, agent: BuiltAgent, request: RunRequest, query: str) -> FindToolsReport:
+        """One turn of `request.conversation` whose model calls find-tools, then nothing."""
+        deps = _run_deps(agent, request)
+        with _captured_failures() as captured:
+            try:
+                turn, result = await call_turn(
+                    agent.agent, deps, FIND_TOOLS.name, {FIND_TOOLS.argument: query}
+                )
+            except Exception as exc:
+                detail = f"{type(exc).__name__}: {exc}"
+                return FindToolsReport("", OfferedTools((), detail), "error", detail)
+        failure = captured.messages[0] if captured.messages else None
+        offered_next = _offered(turn.offered[1] if len(turn.offered) > 1 else [], failure)
+        answer = find_call_result(result.all_messages(), turn.call_id)
+        if answer is None:
+            return FindToolsReport("", offered_next, "error", "no tool answer")
+        text = str(answer.content)
+        if not isinstance(answer, RetryPromptPart):
+            return FindToolsReport(text, offered_next)
+        if FIND_TOOLS.name in deps.input_blocked:
+            return FindToolsReport(text, offered_next, "blocked_by_input_guardrail", text)
+        if text.startswith("Unknown tool name"):
+            return FindToolsReport(text, offered_next, "refused_hidden", text)
+        return FindToolsReport(text, offered_next, "error", text)
+
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
-        return await offer_turn(agent.agent, _deps(request))
+        return await offer_turn(agent.agent, _run_deps(agent, request))
 
     def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
         """The router's allow-set for a run step, on a fresh `RunContext` each time (no run id:
