@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import subprocess
+import sys
 
 import schemarouter_openai_agents as package
 
@@ -17,8 +19,25 @@ def _sort_key(name: str) -> tuple[int, str]:
 
 def test_all_lists_every_public_name() -> None:
     modules = {module.name for module in pkgutil.iter_modules(package.__path__)}
-    public = {name for name in vars(package) if not name.startswith("_")} - {"annotations"} - modules
-    assert set(package.__all__) == public | {"__version__"}
+    public = (
+        {name for name in vars(package) if not name.startswith("_")}
+        - {"annotations", "importlib", "TYPE_CHECKING", "Any"}
+        - modules
+    )
+    lazy = set(package._LAZY)  # pyright: ignore[reportPrivateUsage]
+    assert set(package.__all__) == public | lazy | {"__version__"}
+
+
+def test_importing_the_package_does_not_import_the_sdk() -> None:
+    """`RoutedAgent` subclasses the SDK's `Agent`, so it is imported on first use only."""
+    code = "import sys, schemarouter_openai_agents; print('agents' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "False"
+    from agents import Agent
+
+    assert issubclass(package.RoutedAgent, Agent)
 
 
 def test_all_is_sorted_without_duplicates() -> None:

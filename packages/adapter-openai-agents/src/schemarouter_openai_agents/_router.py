@@ -8,24 +8,36 @@ the same `AllowSet`, computed once per run context and routing input.
 The router only narrows what the model sees. It never touches approvals
 (`require_approval`, `needs_approval`) or tool guardrails; the SDK applies those to
 every tool that stays visible, and refuses calls to tools that are not.
+
+In conversation mode (`sessions=SessionLimits()`) the same hooks read the conversation's
+list of tools (a `RoutingSession` per conversation and principal, its state kept in the run
+context), and the router's `find_tools` tool lets the model ask for a tool it was not offered.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from schemarouter import AllowSet, AllowSetProvider, RoutingError, UserError
-from schemarouter.visibility import principal_identity, request_via
+from schemarouter import AllowSet, AllowSetProvider, RoutingError, RoutingSession, SessionLimits, UserError
+from schemarouter.visibility import FIND_TOOLS, FindToolsResult, principal_identity, request_via
 
 from ._cache import ContextMemo
 from ._checks import CatalogChecks
-from ._request import RequestFrom, RouteRequest, default_request_from
-from .errors import MissingRequestError
+from ._conversations import ConversationSessions, make_find_tools_tool
+from ._outcome import RoutingOutcome
+from ._predicate import RoutedPredicate
+from ._request import (
+    ConversationFrom,
+    RequestFrom,
+    RouteRequest,
+    conversation_via,
+    default_conversation_from,
+    default_request_from,
+)
+from .errors import MissingConversationError, MissingRequestError
 
 if TYPE_CHECKING:
     from agents import Agent, FunctionTool, Handoff
@@ -48,30 +60,7 @@ HANDOFF_SOURCE = "handoffs"
 """Default catalog source of gated and mirrored handoffs (routes `handoffs:<tool name>`)."""
 
 _log = logging.getLogger(LOGGER_NAME)
-
-
-@dataclass(frozen=True, slots=True)
-class RoutingOutcome:
-    """The routing decision for one run context.
-
-    Exactly one of `allow_set` and `failure` is set. On failure every routed tool is
-    hidden (fail closed), `failure` says why and `error` is a `schemarouter.RoutingError`
-    (`MissingRequestError` when the run carries no request) whose `__cause__` is the
-    original exception, if any.
-    """
-
-    request: RouteRequest | None
-    allow_set: AllowSet | None
-    failure: str | None = None
-    error: BaseException | None = None
-
-    def allows(self, name: str, source: str) -> bool:
-        """Is the tool `source:name` visible? Always False after a failure."""
-        return self.allow_set is not None and self.allow_set.allows(name, source)
-
-    @property
-    def visible_names(self) -> tuple[str, ...]:
-        return self.allow_set.names if self.allow_set is not None else ()
+_T = TypeVar("_T")
 
 
 _catalog_of = CatalogChecks.catalog_of
@@ -97,6 +86,15 @@ class OpenAIAgentsRouter:
 
     A tool object or handoff is gated by one router: gating it with another raises
     `UserError` (give each router its own copy, e.g. `dataclasses.replace(tool)`).
+
+    Conversation mode, `sessions=SessionLimits(...)`: each conversation keeps one list of
+    tools that only grows (`schemarouter.RoutingSession`), and the hooks show that list.
+    `conversation_from` finds the conversation id in the run context (the default reads a
+    mapping's `"conversation"` key or an object's `conversation` attribute); a run with no
+    conversation id fails closed. The session's plain state is kept in the run context
+    (`SESSION_KEY`), so it survives `RunState.to_json()` / `from_json()`. Give the agent
+    `routing.find_tools` so the model can ask for what it misses, and build it as a
+    `RoutedAgent` to offer tools in the conversation's order.
     """
 
     def __init__(
@@ -108,6 +106,8 @@ class OpenAIAgentsRouter:
         function_source: str = FUNCTION_SOURCE,
         handoff_source: str = HANDOFF_SOURCE,
         max_contexts: int = 1024,
+        sessions: SessionLimits | None = None,
+        conversation_from: ConversationFrom = default_conversation_from,
     ) -> None:
         if not callable(getattr(visibility, "allow_set", None)):
             raise UserError(
@@ -117,6 +117,17 @@ class OpenAIAgentsRouter:
             raise UserError("request_from must be callable")
         if isinstance(max_contexts, bool) or not isinstance(max_contexts, int) or max_contexts < 1:
             raise UserError(f"max_contexts must be a positive int, got {max_contexts!r}")
+        if sessions is not None and not isinstance(sessions, SessionLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(
+                f"sessions must be a schemarouter.SessionLimits or None, got {type(sessions).__name__}"
+            )
+        if sessions is not None and _catalog_of(visibility) is None:
+            raise UserError(
+                "conversation mode needs the catalog: pass a provider that exposes router.catalog "
+                "(schemarouter.Visibility does)"
+            )
+        if not callable(conversation_from):
+            raise UserError("conversation_from must be callable")
         self.visibility = visibility
         self.request_from = request_from
         self.mcp_sources: dict[str, str] = dict(mcp_sources or {})
@@ -125,6 +136,13 @@ class OpenAIAgentsRouter:
         self._memo: ContextMemo[RoutingOutcome] = ContextMemo(max_contexts)
         self._warned_sources: set[str] = set()
         self._checks = CatalogChecks(_log)
+        self.sessions = sessions
+        """The conversation limits, or None: routed per request (no conversation mode)."""
+        self.conversation_from = conversation_from
+        self._conversations = (
+            ConversationSessions(visibility, sessions, max_contexts) if sessions is not None else None
+        )
+        self._find_tool: FunctionTool | None = None
 
     # -- the decision ---------------------------------------------------------------------------
 
@@ -154,6 +172,8 @@ class OpenAIAgentsRouter:
             )
             error.__cause__ = exc
             return self._failed(request, error)
+        if self._conversations is not None:
+            return self._conversation_outcome(run_context, request, key)
         return self._remember(run_context, key, partial(self._route, request))
 
     def _request(self, run_context: Any) -> RouteRequest | None:
@@ -183,6 +203,118 @@ class OpenAIAgentsRouter:
             return self._failed(request, error)
         return RoutingOutcome(request, allow_set)
 
+    # -- conversation mode ----------------------------------------------------------------------
+
+    def _conversation_of(self, run_context: Any, request: RouteRequest) -> tuple[str, RoutingSession]:
+        """The run's conversation id and its session; `RoutingError` when either is unusable."""
+        assert self._conversations is not None
+        context = getattr(run_context, "context", None)
+        default = self.conversation_from is default_conversation_from
+        conversation = conversation_via(self.conversation_from, context, default=default)
+        if conversation is None:
+            raise MissingConversationError("conversation mode, and the run context names no conversation")
+        try:
+            return conversation, self._conversations.session(context, conversation, request.principal)
+        except RoutingError:
+            raise
+        except Exception as exc:
+            raise RoutingError(f"the conversation's session failed: {type(exc).__name__}: {exc}") from exc
+
+    def _conversation_outcome(
+        self, run_context: Any, request: RouteRequest, key: tuple[Any, ...]
+    ) -> RoutingOutcome:
+        """This step of the run's conversation: its session's offer, kept in the run context."""
+        assert self._conversations is not None
+        try:
+            conversation, session = self._conversation_of(run_context, request)
+        except RoutingError as error:
+            failed = partial(self._failed, request, error)
+            return self._remember(run_context, ("conversation_error", type(error), str(error)), failed)
+        step = (*key, conversation, session.state)
+        cached = self._memo.get(run_context, step)
+        if cached is not None:
+            return cached
+        try:
+            offer = session.offer(request.query)
+            self._conversations.save(
+                getattr(run_context, "context", None), conversation, request.principal, session
+            )
+        except Exception as exc:
+            error = (
+                exc
+                if isinstance(exc, RoutingError)
+                else RoutingError(f"routing failed: {type(exc).__name__}: {exc}")
+            )
+            if error is not exc:
+                error.__cause__ = exc
+            return self._remember(
+                run_context, ("offer_error", str(error)), partial(self._failed, request, error)
+            )
+        outcome = RoutingOutcome(request, offer.allow_set, offer=offer, conversation=conversation)
+        self._memo.put(run_context, (*key, conversation, session.state), outcome)
+        return outcome
+
+    @property
+    def find_tools(self) -> FunctionTool:
+        """The find-tools `FunctionTool` of this router's conversations (conversation mode only).
+
+        Named, described and schema'd exactly as `schemarouter.visibility.FIND_TOOLS`. Put it in
+        the agent's `tools`; it is enabled whenever the run's conversation offers it, and its
+        answer adds the tools it finds to the conversation's list for the next model step. It
+        never runs a tool body. Without conversation mode this raises `UserError`.
+        """
+        if self.sessions is None:
+            raise UserError(
+                "find_tools needs conversation mode: OpenAIAgentsRouter(visibility, sessions=SessionLimits())"
+            )
+        if self._find_tool is None:
+            self._find_tool = make_find_tools_tool(self._answer_find_tools, self._find_tools_enabled)
+        return self._find_tool
+
+    async def _find_tools_enabled(self, run_context: Any, agent: Any) -> bool:
+        offer = self.outcome(run_context).offer
+        return offer is not None and offer.find_tools
+
+    async def _answer_find_tools(self, tool_context: Any, query: str) -> str:
+        """The find-tools result for the run's conversation; a refusal text when routing fails."""
+        assert self._conversations is not None
+        try:
+            request = self._request(tool_context)
+            if request is None:
+                raise MissingRequestError("the run context carries no request")
+            conversation, session = self._conversation_of(tool_context, request)
+            result = session.find_tools(query)
+            self._conversations.save(
+                getattr(tool_context, "context", None), conversation, request.principal, session
+            )
+        except Exception as exc:
+            _log.warning("SchemaRouter answered find_tools with nothing (%s: %s)", type(exc).__name__, exc)
+            return FindToolsResult(query, (), (), refused="turned_off").text()
+        return result.text()
+
+    def order_tools(self, run_context: Any, tools: Sequence[_T]) -> list[_T]:
+        """`tools` (as the SDK lists them for a run) in the router's order: find-tools first,
+        then the tools it does not route (in the SDK's order), then the routed tools in the
+        conversation's order (first offered first; without conversation mode, best first).
+
+        The SDK lists MCP tools before function tools, each in its own order; `RoutedAgent`
+        calls this so the list as offered only grows at its end from one turn to the next.
+        """
+        outcome = self.outcome(run_context)
+        rank = {name: i for i, name in enumerate(outcome.visible_names)}
+        conversations = self.sessions is not None
+
+        def place(item: tuple[int, _T]) -> tuple[int, int, int]:
+            index, tool = item
+            name = getattr(tool, "name", None)
+            if conversations and name == FIND_TOOLS.name:
+                return (0, 0, index)
+            if isinstance(name, str) and name in rank:
+                return (2, rank[name], index)
+            return (1, 0, index)
+
+        return [tool for _, tool in sorted(enumerate(tools), key=place)]
+
     @staticmethod
     def _failed(request: RouteRequest | None, error: RoutingError) -> RoutingOutcome:
         failure = str(error)
@@ -196,15 +328,16 @@ class OpenAIAgentsRouter:
         return self.mcp_sources.get(server_name, server_name)
 
     async def tool_filter(self, context: ToolFilterContext, tool: MCPTool) -> bool:
-        """The SDK's dynamic MCP `tool_filter`: True when the tool is in this run's allow-set
-        and its live contract is still the catalog's (a changed tool is hidden, WARNING once).
+        """The SDK's dynamic MCP `tool_filter`: True when the tool is in this run's allow-set (in
+        conversation mode: the conversation's list) and its live contract is still the catalog's
+        (a changed tool is hidden, WARNING once).
 
         Pass the bound method itself: `MCPServerStdio(..., tool_filter=router.tool_filter)`.
         """
         source = self.source_for_server(context.server_name)
         self._check_source(source, context.server_name)
         outcome = self.outcome(context.run_context)
-        if outcome.allow_set is None or not outcome.allow_set.allows(tool.name, source):
+        if outcome.allow_set is None or not outcome.allows(tool.name, source):
             return False
         catalog = _catalog_of(self.visibility)
         return self._checks.mcp_contract_matches(catalog, outcome.allow_set, source, tool)
@@ -283,55 +416,3 @@ class OpenAIAgentsRouter:
             raise UserError(f"cannot route {type(item).__name__} as a handoff")
         item.is_enabled = self.handoff_is_enabled(item.tool_name, source=source, inner=item.is_enabled)
         return item
-
-
-class RoutedPredicate:
-    """An SDK `is_enabled` callable: routed in this run, then the tool's own `is_enabled`.
-
-    `kind` ("function tool" or "handoff") only names the tool in warnings.
-    """
-
-    __slots__ = ("inner", "kind", "name", "router", "source")
-
-    def __init__(
-        self,
-        router: OpenAIAgentsRouter,
-        name: str,
-        source: str,
-        inner: Any = True,
-        *,
-        kind: str = "function tool",
-    ) -> None:
-        if isinstance(inner, RoutedPredicate):
-            if inner.router is not router:
-                raise UserError(
-                    f"{kind} {name!r} is already gated by another OpenAIAgentsRouter; gating it again "
-                    "would replace that router's routing for every agent holding this object (one "
-                    "tenant's blocked tool would show for the other). Give each router its own "
-                    "object: gate a copy made before gating, e.g. dataclasses.replace(tool)."
-                )
-            inner = inner.inner  # re-gating by the same router replaces the routing part
-        if not (isinstance(inner, bool) or callable(inner)):
-            raise UserError(f"is_enabled must be a bool or a callable, got {type(inner).__name__}")
-        self.router = router
-        self.name = name
-        self.source = source
-        self.inner: Any = inner
-        self.kind = kind
-
-    async def __call__(self, run_context: Any, agent: Any) -> bool:
-        outcome = self.router.outcome(run_context)
-        if not outcome.allows(self.name, self.source):
-            if outcome.allow_set is not None:
-                self.router._warn_if_unlisted(self.kind, self.name, self.source)
-            return False
-        inner = self.inner
-        if isinstance(inner, bool):
-            return inner
-        result = inner(run_context, agent)
-        if inspect.isawaitable(result):
-            result = await result
-        return bool(result)
-
-    def __repr__(self) -> str:
-        return f"RoutedPredicate({self.source}:{self.name})"

@@ -5,6 +5,7 @@ They extend the core hierarchy, so `except schemarouter.RoutingError` and
 
     schemarouter.RoutingError
     └── MissingRequestError      the run context carries no request: routed tools stay hidden
+        └── MissingConversationError   conversation mode, and the run context names no conversation
     schemarouter.UserError
     └── MirrorError              a tool list could not be mirrored into a catalog (setup misuse)
 """
@@ -13,11 +14,15 @@ from __future__ import annotations
 
 from schemarouter import RoutingError, UserError
 
-__all__ = ["MirrorError", "MissingRequestError"]
+__all__ = ["MirrorError", "MissingConversationError", "MissingRequestError"]
 
 
 class MissingRequestError(RoutingError):
     """No request could be derived from `RunContextWrapper.context`; routed tools are hidden."""
+
+
+class MissingConversationError(MissingRequestError):
+    """Conversation mode, and no conversation id in `RunContextWrapper.context`; routed tools are hidden."""
 
 
 class MirrorError(UserError):
