@@ -19,11 +19,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..demo_routing import ROUTING
+from ..demo_routing import ROUTING, load_router
 from ..errors import RuntimeFailure
 from ..evidence._report import EvidenceCase, EvidenceReport
 from ..visibility._config import RoutingConfig
 from ._common import add_verbose_argument, emit_json, printable, stderr, stdout
+from ._demo_conversation import converse, render_conversation
 
 __all__ = ["EXAMPLE", "register"]
 
@@ -218,8 +219,18 @@ def run(args: argparse.Namespace) -> int:
         )
     if problems or unhealthy:
         return 1
+    if not args.json:
+        asyncio.run(show_conversation())
     stderr.print(closing_line(reports, artifacts))
     return 0
+
+
+async def show_conversation(console: Console = stdout) -> None:
+    """The same routing configuration in a conversation (`RoutingSession`), over the fixture server."""
+    router = await load_router()
+    steps = converse(ROUTING.visibility(router))
+    console.print()
+    render_conversation(steps, router.catalog.total_schema_bytes(), console, MAX_WIDTH)
 
 
 def register(subparsers: Any) -> None:
