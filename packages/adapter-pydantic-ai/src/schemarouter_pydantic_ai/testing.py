@@ -251,7 +251,7 @@ class PydanticAIDriver:
         if answer is None:
             return FindToolsReport("", offered_next, "error", "no tool answer")
         text = str(answer.content)
-        if not isinstance(answer, RetryPromptPart):
+        if not isinstance(answer, RetryPromptPart) and answer.outcome == "success":
             return FindToolsReport(text, offered_next)
         if FIND_TOOLS.name in deps.input_blocked:
             return FindToolsReport(text, offered_next, "blocked_by_input_guardrail", text)
