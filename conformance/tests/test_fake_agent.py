@@ -1,16 +1,19 @@
-"""`schemarouter.testing`: the framework-free fake agent and the raising Visibility, over Python callables."""
+"""`schemarouter.testing`: the framework-free fake agent (per turn and in conversation mode) and the
+raising Visibility, over Python callables."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from schemarouter import RoutingError, SchemaRouter, UserError, Visibility
-from schemarouter.testing import FakeAgent, FakeTool, RaisingVisibility, ScriptedCall
+from schemarouter import RoutingError, SchemaRouter, SessionLimits, UserError, Visibility
+from schemarouter.testing import SESSIONS_KEY, FakeAgent, FakeTool, RaisingVisibility, ScriptedCall
+from schemarouter.visibility import FIND_TOOLS
 
 
 def get_weather_forecast(city: str) -> str:
@@ -186,3 +189,162 @@ def test_tool_names_must_be_unique(router: SchemaRouter, ran: list[tuple[str, di
     tools = _tools(router, ran)
     with pytest.raises(UserError, match="unique"):
         FakeAgent([*tools, tools[0]], Visibility(router))
+
+
+# -- conversation mode ----------------------------------------------------------------------------
+
+JOKE = "tell me a joke about cats"
+WEATHER = "what is the weather forecast in Paris"
+FIND_DELETE = ScriptedCall(FIND_TOOLS.name, {FIND_TOOLS.argument: "delete customer record"})
+
+
+def _conversing(router: SchemaRouter, ran: list[tuple[str, dict[str, Any]]], **kwargs: Any) -> FakeAgent:
+    """A fake agent in conversation mode; one tool per request (k=1) keeps the lists short."""
+    kwargs.setdefault("visibility", Visibility(router, k=1))
+    return _agent(router, ran, sessions=kwargs.pop("sessions", SessionLimits()), **kwargs)
+
+
+def test_conversation_offers_find_tools_first_and_the_list_grows(
+    router: SchemaRouter, ran: list[tuple[str, dict[str, Any]]]
+) -> None:
+    async def scenario() -> None:
+        agent = _conversing(router, ran)
+        context: dict[str, Any] = {}
+        first = await agent.run(JOKE, conversation="c-1", context=context)
+        assert first.turn.names == (FIND_TOOLS.name,)
+        find_tool = first.turn.tools[0]
+        assert (find_tool.input_schema, find_tool.description) == (
+            FIND_TOOLS.input_schema,
+            FIND_TOOLS.description,
+        )
+        second = await agent.run(WEATHER, conversation="c-1", context=context)
+        third = await agent.run("search customer records by name", conversation="c-1", context=context)
+        assert second.turn.names == (FIND_TOOLS.name, "get_weather_forecast")
+        assert third.turn.names == (*second.turn.names, "search_customers")
+        assert third.turn.session is not None
+        assert third.turn.session.tool_names == third.turn.names
+        saved = context[SESSIONS_KEY]["c-1"]
+        assert json.loads(json.dumps(saved)) == saved  # plain data
+        assert saved["turn"] == 3
+        assert ran == []
+
+    asyncio.run(scenario())
+
+
+def test_found_tool_is_offered_next_and_keeps_its_approval(
+    router: SchemaRouter, ran: list[tuple[str, dict[str, Any]]]
+) -> None:
+    async def scenario() -> None:
+        agent = _conversing(router, ran, approval_required={"delete_customer"})
+        context: dict[str, Any] = {}
+        found = await agent.run(JOKE, call=FIND_DELETE, conversation="c-1", context=context)
+        assert (found.outcome, found.tool) == ("ran", FIND_TOOLS.name)
+        assert "delete_customer" in found.output
+        assert found.turn.names == (FIND_TOOLS.name,)
+        assert found.next_turn is not None
+        assert found.next_turn.names == (FIND_TOOLS.name, "delete_customer")
+        assert ran == []  # find-tools runs no tool body
+        call = ScriptedCall("delete_customer", {"customer_id": "c-1"})
+        paused = await agent.run(JOKE, call=call, conversation="c-1", context=context)
+        assert (paused.outcome, paused.next_turn) == ("awaiting_approval", None)
+        assert paused.pending is not None
+        assert paused.pending.conversation == "c-1"
+        assert (await agent.resume(paused.pending, approve=False, context=context)).outcome == "rejected"
+        assert ran == []
+        approved = await agent.resume(paused.pending, approve=True, context=context)
+        assert approved.outcome == "ran"
+        assert ran == [("delete_customer", {"customer_id": "c-1"})]
+        assert approved.next_turn is not None
+        assert approved.next_turn.names == (FIND_TOOLS.name, "delete_customer")
+
+    asyncio.run(scenario())
+
+
+def test_the_context_carries_the_conversation(
+    router: SchemaRouter, ran: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """A new agent given the saved context goes on where the conversation was; a fresh context,
+    or another conversation id, starts over."""
+
+    async def scenario() -> None:
+        context: dict[str, Any] = {}
+        await _conversing(router, ran).run(JOKE, call=FIND_DELETE, conversation="c-1", context=context)
+        saved = json.loads(json.dumps(context))
+        later = _conversing(router, ran)
+        assert (await later.run(JOKE, conversation="c-1", context=saved)).turn.names == (
+            FIND_TOOLS.name,
+            "delete_customer",
+        )
+        assert (await later.run(JOKE, conversation="c-2", context=saved)).turn.names == (FIND_TOOLS.name,)
+        assert (await later.run(JOKE, conversation="c-1", context={})).turn.names == (FIND_TOOLS.name,)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("conversation", [None, ""])
+def test_conversation_mode_fails_closed_without_a_conversation_id(
+    router: SchemaRouter,
+    ran: list[tuple[str, dict[str, Any]]],
+    caplog: pytest.LogCaptureFixture,
+    conversation: str | None,
+) -> None:
+    async def scenario() -> None:
+        agent = _conversing(router, ran)
+        with caplog.at_level(logging.WARNING, logger="schemarouter.testing"):
+            result = await agent.run(
+                WEATHER,
+                call=ScriptedCall("get_weather_forecast", {"city": "Paris"}),
+                conversation=conversation,
+                context={},
+            )
+        assert (result.outcome, result.turn.names) == ("refused_hidden", ())
+        assert result.turn.failure is not None
+        assert "conversation id" in result.turn.failure
+        assert any(r.name == "schemarouter.testing" and r.levelno == logging.WARNING for r in caplog.records)
+        assert ran == []
+
+    asyncio.run(scenario())
+
+
+def test_another_principal_gets_nothing_from_a_conversations_state(
+    router: SchemaRouter, ran: list[tuple[str, dict[str, Any]]]
+) -> None:
+    async def scenario() -> None:
+        agent = _conversing(router, ran)
+        context: dict[str, Any] = {}
+        assert (await agent.run(WEATHER, "alice", conversation="c-1", context=context)).turn.names
+        other = await agent.run(WEATHER, "bob", conversation="c-1", context=context)
+        assert other.turn.names == ()
+        assert other.turn.failure is not None
+        assert "RoutingError" in other.turn.failure
+
+    asyncio.run(scenario())
+
+
+def test_find_tools_turned_off_offers_nothing_without_a_route(
+    router: SchemaRouter, ran: list[tuple[str, dict[str, Any]]]
+) -> None:
+    async def scenario() -> None:
+        agent = _conversing(router, ran, sessions=SessionLimits(find_tools=False))
+        context: dict[str, Any] = {}
+        assert (await agent.run(JOKE, conversation="c-1", context=context)).turn.names == ()
+        refused = await agent.run(JOKE, call=FIND_DELETE, conversation="c-1", context=context)
+        assert refused.outcome == "refused_hidden"
+        assert (await agent.run(WEATHER, conversation="c-1", context=context)).turn.names == (
+            "get_weather_forecast",
+        )
+
+    asyncio.run(scenario())
+
+
+def test_conversation_mode_misuse_is_a_user_error(
+    router: SchemaRouter, ran: list[tuple[str, dict[str, Any]]]
+) -> None:
+    with pytest.raises(UserError, match="context="):
+        asyncio.run(_conversing(router, ran).run(WEATHER, conversation="c-1"))
+    tools = _tools(router, ran)
+    clash = FakeTool(FIND_TOOLS.name, {"type": "object"}, tools[0].invoke)
+    with pytest.raises(UserError, match="find-tools"):
+        FakeAgent([*tools, clash], Visibility(router), sessions=SessionLimits())
+    with pytest.raises(UserError, match="SessionLimits"):
+        FakeAgent(tools, Visibility(router), sessions={"find_tools": False})  # pyright: ignore[reportArgumentType]
