@@ -11,6 +11,7 @@ import schemarouter_conformance
 
 INTERNAL = {
     "_boundary_tests": {"BoundaryTests"},
+    "_conversation_tests": {"ConversationTests"},
     "_expect": {
         "case_where",
         "fail_if",
@@ -39,6 +40,7 @@ MODULES = (
     "_expect",
     "_visibility_tests",
     "_boundary_tests",
+    "_conversation_tests",
     "errors",
     "suite",
 )

@@ -44,7 +44,10 @@ __version__ = "0.1.0"
 if "pytest" in sys.modules:
     # Under pytest: explain failed assertions inside the standard tests, which live in this package.
     sys.modules["pytest"].register_assert_rewrite(
-        f"{__name__}._visibility_tests", f"{__name__}._boundary_tests", f"{__name__}._expect"
+        f"{__name__}._visibility_tests",
+        f"{__name__}._boundary_tests",
+        f"{__name__}._conversation_tests",
+        f"{__name__}._expect",
     )
 
 _LAZY: dict[str, str] = {

@@ -1,8 +1,9 @@
 """The driver protocol: the small, framework-specific part an adapter author writes.
 
 The suite builds a `Scenario` (a catalog source, an allow-set provider, which tools need
-approval, one input and one output guardrail) and asks the driver to express it with the
-framework's *own* mechanisms, then to run single turns with the framework's offline model.
+approval, one input and one output guardrail, and, for the conversation tests, the session
+limits of conversation mode) and asks the driver to express it with the framework's *own*
+mechanisms, then to run single turns with the framework's offline model.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the package imports this module eagerly; it must not pull in schemarouter
-    from schemarouter import AllowSetProvider
+    from schemarouter import AllowSetProvider, SessionLimits
 
 __all__ = [
     "AdapterDriver",
     "CallOutcome",
     "CallReport",
     "DriverCapabilities",
+    "FindToolsReport",
     "FixtureSource",
     "OfferedTool",
     "OfferedTools",
@@ -77,6 +79,9 @@ class Scenario:
     guardrail_trip_value: str = "__guardrail_trip__"
     options: Mapping[str, Any] = field(default_factory=dict[str, Any])
     """Driver-specific knobs a suite subclass may set (e.g. `{"cache_tools_list": True}`)."""
+    conversations: SessionLimits | None = None
+    """When set, build the agent in conversation mode with these limits (the adapter's
+    `sessions=` argument): one `RoutingSession` per conversation, find-tools offered first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,10 @@ class RunRequest:
 
     query: str | None
     principal: Hashable | None = None
+    conversation: str | None = None
+    """The conversation the run belongs to (conversation mode); None: the run carries no
+    conversation id. Keep each conversation's context where your users would (the same context
+    dict, deps or checkpointer thread id), so its state carries over from run to run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +138,21 @@ class DriverCapabilities:
     output_guardrails: bool = True
     http_transport: bool = True
     concurrent_runs: bool = True
+    conversations: bool = True
+    """Conversation mode: `Scenario.conversations`, `RunRequest.conversation`, `call_find_tools`."""
+
+
+@dataclass(frozen=True, slots=True)
+class FindToolsReport:
+    """The outcome of one scripted find-tools call (`AdapterDriver.call_find_tools`)."""
+
+    result: str
+    """The text the model received as the find-tools tool's result."""
+    offered_next: OfferedTools
+    """What the model was offered on the model step right after the find-tools call, in the
+    order it received them (find-tools included)."""
+    outcome: CallOutcome = "ran"
+    detail: str = ""
 
 
 @runtime_checkable
@@ -143,7 +167,8 @@ class AdapterDriver(Protocol):
         ...
 
     async def offered_tools(self, agent: Any, request: RunRequest) -> OfferedTools:
-        """Run one turn with an offline model that calls no tool; report what it was offered."""
+        """Run one turn with an offline model that calls no tool; report what it was offered
+        (in conversation mode, in the order the model received them: find-tools first)."""
         ...
 
     async def call_tool(
@@ -156,6 +181,12 @@ class AdapterDriver(Protocol):
         self, agent: Any, request: RunRequest, pending: CallReport, *, approve: bool
     ) -> CallReport:
         """Approve or reject a call that is `awaiting_approval`, resume the run, report the outcome."""
+        ...
+
+    async def call_find_tools(self, agent: Any, request: RunRequest, query: str) -> FindToolsReport:
+        """Run one turn of `request.conversation` whose offline model first calls the find-tools
+        tool with `{"query": query}`, then, on the next step, calls no tool; report the tool's
+        result text and what the next step was offered. Needed with `capabilities.conversations`."""
         ...
 
     async def native_tools(self, agent: Any, request: RunRequest) -> Sequence[Any]:

@@ -54,6 +54,13 @@ STANDARD_TESTS: tuple[str, ...] = (
     "test_evidence_report_is_complete",
     "test_principal_reaches_the_allow_set",
     "test_resume_rechecks_visibility",
+    "test_find_tools_reveals_only_what_routing_allows",
+    "test_approval_kept_for_found_tool",
+    "test_conversation_list_only_grows",
+    "test_conversations_do_not_mix",
+    "test_conversation_survives_resume",
+    "test_find_tools_runs_no_tool",
+    "test_no_find_tools_when_turned_off",
 )
 """Every standard test of `AdapterConformanceSuite`, in the order the docs list them."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +18,18 @@ from typing import Any, Literal
 
 import pytest
 
-from schemarouter import AllowSet, AllowSetProvider, SchemaRouter, Visibility
+from schemarouter import AllowSet, AllowSetProvider, RoutingSession, SchemaRouter, SessionLimits, Visibility
+from schemarouter.visibility import FIND_TOOLS
 
-from ._driver import AdapterDriver, CallReport, FixtureSource, OfferedTools, RunRequest, Scenario
+from ._driver import (
+    AdapterDriver,
+    CallReport,
+    FindToolsReport,
+    FixtureSource,
+    OfferedTools,
+    RunRequest,
+    Scenario,
+)
 from ._fixture import DESTRUCTIVE_TOOLS, read_call_log, stdio_command
 from ._scenarios import GUARDRAIL_TRIP_VALUE
 
@@ -111,6 +120,7 @@ class ConformanceRun:
         visibility: AllowSetProvider | None = None,
         *,
         approval_required: Collection[str] = DESTRUCTIVE_TOOLS,
+        conversations: SessionLimits | None = None,
     ) -> Scenario:
         return Scenario(
             source=self.source,
@@ -118,10 +128,26 @@ class ConformanceRun:
             approval_required=frozenset(approval_required),
             guardrail_trip_value=GUARDRAIL_TRIP_VALUE,
             options=dict(self.options),
+            conversations=conversations,
         )
 
     def expected(self, query: str, visibility: Visibility | None = None) -> AllowSet:
         return (visibility or self.visibility()).allow_set(query)
+
+    def session(
+        self,
+        provider: AllowSetProvider | None = None,
+        *,
+        limits: SessionLimits | None = None,
+        principal: Hashable | None = None,
+    ) -> RoutingSession:
+        """The suite's own `RoutingSession`, for what a conversation should be offered."""
+        return RoutingSession(
+            provider if provider is not None else self.visibility(),
+            conversation_id="expected",
+            principal=principal,
+            limits=limits,
+        )
 
     def calls(self) -> list[dict[str, object]]:
         return read_call_log(self.call_log)
@@ -129,6 +155,10 @@ class ConformanceRun:
     def routed(self, offered: OfferedTools) -> list[str]:
         """Offered names that are fixture tools (whatever else the framework adds is ignored)."""
         return [name for name in offered.names if name in self.catalog_names]
+
+    def listed(self, offered: OfferedTools) -> tuple[str, ...]:
+        """Offered names that are fixture tools or find-tools, in the order the model got them."""
+        return tuple(name for name in offered.names if name in self.catalog_names or name == FIND_TOOLS.name)
 
     # -- running ----------------------------------------------------------------------------
 
@@ -177,6 +207,16 @@ class ConformanceRun:
     ) -> CallReport:
         report = await _settle(self.driver.resume(agent, request, pending, approve=approve))
         _expect_type(report, CallReport, "resume")
+        return report
+
+    async def find(self, agent: Any, request: RunRequest, query: str) -> FindToolsReport:
+        report = await _settle(self.driver.call_find_tools(agent, request, query))
+        _expect_type(report, FindToolsReport, "call_find_tools")
+        if not isinstance(report.offered_next, OfferedTools):  # pyright: ignore[reportUnnecessaryIsInstance]
+            pytest.fail(
+                f"driver.call_find_tools() reported offered_next as {type(report.offered_next).__name__}, "
+                "expected OfferedTools (what the model was offered on the step after find-tools)"
+            )
         return report
 
     async def native(self, agent: Any, request: RunRequest) -> Sequence[Any]:

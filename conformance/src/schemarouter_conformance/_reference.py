@@ -3,7 +3,10 @@
 It is what a real driver looks like with the framework replaced by the framework-free
 fake agent: connect to the fixture server with the scenario's transport, list its tools
 (discovery only), and express the scenario's approvals and guardrails with the agent's
-own hooks. The suite's self-test runs against it; it is also a template for new drivers.
+own hooks. In conversation mode it keeps one run context dict per conversation, as a user
+keeps the context they pass to every run of a conversation (and to the resumed run): the
+conversation's session state lives in it. The suite's self-test runs against it; it is also
+a template for new drivers.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from mcp import Client
 import schemarouter
 from schemarouter import AllowSetProvider, McpSource, ToolExecutionError
 from schemarouter.catalog import canonical_json
-from schemarouter.testing import FakeAgent, FakeRunResult, FakeTool, ScriptedCall
+from schemarouter.testing import FakeAgent, FakeRunResult, FakeTool, FakeTurn, ScriptedCall
+from schemarouter.visibility import FIND_TOOLS
 
 from ._driver import (
     CallReport,
     DriverCapabilities,
+    FindToolsReport,
     FixtureSource,
     OfferedTool,
     OfferedTools,
@@ -42,6 +47,8 @@ class ReferenceAgent:
     agent: FakeAgent
     connection: AsyncExitStack
     guarded_outputs: list[tuple[str, Any]] = field(default_factory=list[tuple[str, Any]])
+    contexts: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    """One run context per conversation id, passed to every run of the conversation."""
 
 
 def _mcp_source(source: FixtureSource) -> McpSource:
@@ -54,6 +61,10 @@ def _mcp_source(source: FixtureSource) -> McpSource:
 
 def _text(result: Any) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
+
+
+def _offered(turn: FakeTurn) -> OfferedTools:
+    return OfferedTools(tuple(OfferedTool(tool.name, tool.input_schema) for tool in turn.tools), turn.failure)
 
 
 def _report(result: FakeRunResult) -> CallReport:
@@ -103,7 +114,15 @@ class ReferenceDriver:
             approval_required=self.approvals_for(scenario),
             input_guardrail=input_guardrail,
             output_guardrail=output_guardrail,
+            sessions=scenario.conversations,
         )
+
+    def context_for(self, agent: ReferenceAgent, request: RunRequest) -> dict[str, Any]:
+        """The run context of `request`'s conversation: the same dict for all its runs (a run
+        with no conversation id gets a fresh one, and the agent fails closed)."""
+        if request.conversation is None:
+            return {}
+        return agent.contexts.setdefault(request.conversation, {})
 
     async def build(self, scenario: Scenario) -> ReferenceAgent:
         connection = AsyncExitStack()
@@ -132,24 +151,43 @@ class ReferenceDriver:
         outputs: list[tuple[str, Any]] = []
         return ReferenceAgent(self.agent_for(scenario, tools, outputs), connection, outputs)
 
+    async def _run(
+        self, agent: ReferenceAgent, request: RunRequest, call: ScriptedCall | None = None
+    ) -> FakeRunResult:
+        context = self.context_for(agent, request)
+        return await agent.agent.run(
+            request.query, request.principal, call=call, conversation=request.conversation, context=context
+        )
+
     async def offered_tools(self, agent: ReferenceAgent, request: RunRequest) -> OfferedTools:
-        result = await agent.agent.run(request.query, request.principal)
-        offered = tuple(OfferedTool(tool.name, tool.input_schema) for tool in result.turn.tools)
-        return OfferedTools(offered, failure=result.turn.failure)
+        return _offered((await self._run(agent, request)).turn)
 
     async def call_tool(
         self, agent: ReferenceAgent, request: RunRequest, tool: str, arguments: Mapping[str, Any]
     ) -> CallReport:
-        result = await agent.agent.run(request.query, request.principal, call=ScriptedCall(tool, arguments))
-        return _report(result)
+        return _report(await self._run(agent, request, ScriptedCall(tool, arguments)))
+
+    async def call_find_tools(
+        self, agent: ReferenceAgent, request: RunRequest, query: str
+    ) -> FindToolsReport:
+        result = await self._run(agent, request, ScriptedCall(FIND_TOOLS.name, {FIND_TOOLS.argument: query}))
+        report = _report(result)
+        text = report.output if report.outcome == "ran" and report.output is not None else ""
+        return FindToolsReport(
+            text, _offered(result.next_turn or result.turn), outcome=report.outcome, detail=report.detail
+        )
 
     async def resume(
         self, agent: ReferenceAgent, request: RunRequest, pending: CallReport, *, approve: bool
     ) -> CallReport:
-        return _report(await agent.agent.resume(pending.pending, approve=approve))
+        context = self.context_for(agent, request)
+        return _report(await agent.agent.resume(pending.pending, approve=approve, context=context))
 
     async def native_tools(self, agent: ReferenceAgent, request: RunRequest) -> Sequence[FakeTool]:
-        return agent.agent.offer(request.query, request.principal).tools
+        context = self.context_for(agent, request)
+        return agent.agent.offer(
+            request.query, request.principal, conversation=request.conversation, context=context
+        ).tools
 
     async def close(self, agent: ReferenceAgent) -> None:
         await agent.connection.aclose()

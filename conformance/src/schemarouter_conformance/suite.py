@@ -25,6 +25,7 @@ import pytest
 from schemarouter import SchemaRouter
 
 from ._boundary_tests import BoundaryTests
+from ._conversation_tests import ConversationTests
 from ._driver import AdapterDriver, DriverCapabilities
 from ._fixture import read_call_log, stdio_command
 from ._guard import GUARD_TEST, STANDARD_TESTS, required_capabilities, weakened_standard_tests
@@ -46,7 +47,7 @@ def _check_discovery_log(call_log: Path) -> None:
         raise ConformanceSetupError(f"loading the fixture catalog ran tool bodies: {calls}")
 
 
-class AdapterConformanceSuite(VisibilityTests, BoundaryTests):
+class AdapterConformanceSuite(VisibilityTests, BoundaryTests, ConversationTests):
     """Base class of an adapter's conformance tests. Configure it with class attributes.
 
     - `driver_factory` (required): a zero-argument callable returning your `AdapterDriver`
@@ -111,12 +112,19 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests):
     def _conformance_policy(self, request: pytest.FixtureRequest, conformance_driver: AdapterDriver) -> None:
         """Apply capability skips (visible, with the reason) and declared known failures."""
         name = request.function.__name__
-        for capability in required_capabilities(request.function):
+        needed = required_capabilities(request.function)
+        for capability in needed:
             if not getattr(conformance_driver.capabilities, capability):
                 pytest.skip(
                     f"driver {conformance_driver.name!r} declares capabilities.{capability}=False; "
                     f"{name} needs it"
                 )
+        if "conversations" in needed and not hasattr(conformance_driver, "call_find_tools"):
+            pytest.fail(
+                f"driver {type(conformance_driver).__name__} has no call_find_tools, which {name} needs. "
+                "Fix: implement conversation mode in the driver (docs/adapters.md, Conversations), or "
+                "declare DriverCapabilities(conversations=False) to skip the conversation tests visibly"
+            )
         reason = type(self).known_failures.get(name) if name in STANDARD_TESTS else None
         if reason is not None:
             request.applymarker(pytest.mark.xfail(reason=f"known failure: {reason}", strict=True))
