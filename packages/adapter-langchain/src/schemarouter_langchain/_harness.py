@@ -10,7 +10,8 @@ share between concurrent runs: it keeps no per-run state of its own.
 `LangChainRouter`, `HumanInTheLoopMiddleware` (per-call interrupts), two `wrap_tool_call`
 guardrail middlewares, an `InMemorySaver` checkpointer and `ScriptedChatModel`. Each run is
 keyed by the id of its human message, so one agent serves many concurrent runs without sharing
-any per-run state.
+any per-run state. A run of no conversation gets a thread of its own; in conversation mode every
+run of a conversation continues that conversation's thread, as a chat application's would.
 """
 
 from __future__ import annotations
@@ -35,9 +36,11 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from schemarouter import AllowSetProvider
+from schemarouter import AllowSetProvider, SessionLimits
+from schemarouter.visibility import FIND_TOOLS
 
 from ._mirror import tool_input_schema
+from ._request import default_conversation_from
 from ._router import LangChainRouter
 
 __all__ = [
@@ -74,16 +77,23 @@ def offered_names(tools: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def this_turn(messages: Sequence[BaseMessage]) -> Sequence[BaseMessage]:
+    """The messages after the last human message: this turn's, in a thread that holds earlier turns."""
+    last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    return messages[last + 1 :]
+
+
 def call_then_answer(
     tool: str | None, arguments: Mapping[str, Any] | None = None, *, answer: str = "done"
 ) -> Responder:
     """A script: call `tool` with `arguments` once, then answer with text after the tool result.
 
-    With `tool=None` it answers at once without calling anything.
+    With `tool=None` it answers at once without calling anything. Only the messages after the
+    last human message count, so the script works turn after turn in one thread.
     """
 
     def respond(messages: Sequence[BaseMessage], _tools: Sequence[Mapping[str, Any]]) -> AIMessage:
-        if tool is None or any(isinstance(m, ToolMessage) for m in messages):
+        if tool is None or any(isinstance(m, ToolMessage) for m in this_turn(messages)):
             return AIMessage(content=answer)
         call_id = f"call_{next(_call_ids)}"
         return AIMessage(
@@ -183,7 +193,7 @@ class OutputGuardrail(AgentMiddleware[Any, Any, Any]):
 
 @dataclass
 class Turn:
-    """What one run did: the tools offered on its first model call, and the resulting state."""
+    """What one run did: the tools offered on each of its model calls, and the resulting state."""
 
     run_id: str
     query: str | None
@@ -192,20 +202,38 @@ class Turn:
     messages: list[BaseMessage] = field(default_factory=list[BaseMessage])
     interrupts: tuple[Any, ...] = ()
     failure: str | None = None
+    conversation: str | None = None
+    """The conversation the run belongs to (conversation mode), named in its context."""
+    offers: tuple[tuple[Mapping[str, Any], ...], ...] = ()
+    """The tools offered on every model call of the run, in order."""
     context: dict[str, Any] = field(init=False)
     """The run's `runtime.context`: one object, passed again on every resume, as users do."""
 
     def __post_init__(self) -> None:
         self.context = {"query": self.query, "principal": self.principal}
+        if self.conversation is not None:
+            self.context["conversation"] = self.conversation
+
+    @property
+    def thread_id(self) -> str:
+        """The conversation's thread, or a thread of the run's own."""
+        return f"conversation-{self.conversation}" if self.conversation is not None else self.run_id
 
     @property
     def config(self) -> RunnableConfig:
-        return {"configurable": {"thread_id": self.run_id}}
+        return {"configurable": {"thread_id": self.thread_id}}
 
-    def tool_message(self) -> ToolMessage | None:
-        """The result of the run's scripted tool call, if it has one yet."""
-        calls = [c["id"] for m in self.messages if isinstance(m, AIMessage) for c in m.tool_calls]
-        for message in self.messages:
+    def tool_message(self, name: str | None = None) -> ToolMessage | None:
+        """The result of the run's scripted tool call (or of its call to `name`), if it has one yet."""
+        own = this_turn(self.messages)
+        calls = [
+            c["id"]
+            for m in own
+            if isinstance(m, AIMessage)
+            for c in m.tool_calls
+            if name in (None, c["name"])
+        ]
+        for message in own:
             if isinstance(message, ToolMessage) and message.tool_call_id in calls:
                 return message
         return None
@@ -221,9 +249,16 @@ class ScenarioAgent:
         *,
         approval_required: Collection[str] = (),
         guardrail_trip_value: str = "__guardrail_trip__",
+        sessions: SessionLimits | None = None,
     ) -> None:
         self.tools = list(tools)
-        self.router = LangChainRouter(visibility)
+        # The conversation is the one the run names (a run naming none fails closed), not the thread.
+        self.router = LangChainRouter(
+            visibility,
+            sessions=sessions,
+            conversation_from=default_conversation_from,
+            thread_as_conversation=False,
+        )
         self.output_guardrail = OutputGuardrail()
         self.input_guardrail = InputGuardrail(guardrail_trip_value)
         interrupt_on: dict[str, bool | InterruptOnConfig] = {
@@ -231,7 +266,7 @@ class ScenarioAgent:
             for name in sorted(approval_required)
         }
         self.approvals = HumanInTheLoopMiddleware(interrupt_on, interrupt_mode="per_call")
-        self._scripts: dict[str, tuple[str | None, Mapping[str, Any] | None]] = {}
+        self._scripts: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
         self._offers: dict[str, list[tuple[Mapping[str, Any], ...]]] = {}
         self.agent = create_agent(
             ScriptedChatModel(respond=self._respond),
@@ -243,12 +278,18 @@ class ScenarioAgent:
         )
 
     def _respond(self, messages: Sequence[BaseMessage], tools: Sequence[Mapping[str, Any]]) -> AIMessage:
-        run_id = next((m.id for m in messages if isinstance(m, HumanMessage) and m.id), None)
+        human = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+        run_id = human.id if human is not None else None
         if run_id is None or run_id not in self._scripts:
             return AIMessage(content="no script for this run")
         self._offers.setdefault(run_id, []).append(tuple(tools))
-        tool, arguments = self._scripts[run_id]
-        return call_then_answer(tool, arguments)(messages, tools)
+        step = sum(isinstance(m, AIMessage) for m in this_turn(messages))
+        script = self._scripts[run_id]
+        if step >= len(script):
+            return AIMessage(content="done")
+        tool, arguments = script[step]
+        call_id = f"call_{next(_call_ids)}"
+        return AIMessage(content="", tool_calls=[{"name": tool, "args": dict(arguments), "id": call_id}])
 
     async def run(
         self,
@@ -257,16 +298,35 @@ class ScenarioAgent:
         *,
         tool: str | None = None,
         arguments: Mapping[str, Any] | None = None,
+        conversation: str | None = None,
     ) -> Turn:
         """One run: the model calls `tool` (or nothing), then answers."""
+        return await self.run_steps(query, principal, [(tool, arguments or {})] if tool else [], conversation)
+
+    async def run_steps(
+        self,
+        query: str | None,
+        principal: Hashable | None,
+        steps: Sequence[tuple[str, Mapping[str, Any]]],
+        conversation: str | None = None,
+    ) -> Turn:
+        """One run whose model makes one call per step (`(tool, arguments)`), then answers."""
         run_id = f"run-{uuid.uuid4().hex}"
-        self._scripts[run_id] = (tool, arguments)
-        turn = Turn(run_id, query, principal, ())
+        self._scripts[run_id] = list(steps)
+        turn = Turn(run_id, query, principal, (), conversation=conversation)
         human = HumanMessage(content=query or "", id=run_id)
         output = await self.agent.ainvoke(
             {"messages": [human]}, turn.config, context=turn.context, version="v2"
         )
         return self._finish(turn, output)
+
+    async def find_tools(
+        self, query: str | None, principal: Hashable | None, search: str, conversation: str | None
+    ) -> Turn:
+        """One run whose model calls the find-tools tool with `search`, then answers."""
+        return await self.run_steps(
+            query, principal, [(FIND_TOOLS.name, {FIND_TOOLS.argument: search})], conversation
+        )
 
     async def resume(self, turn: Turn, *, approve: bool) -> Turn:
         """Answer every pending approval of `turn` and let the run continue."""
@@ -281,19 +341,30 @@ class ScenarioAgent:
 
     def _finish(self, turn: Turn, output: Any) -> Turn:
         offers = self._offers.get(turn.run_id, [])
+        turn.offers = tuple(offers)
         turn.offered = offers[0] if offers else ()
         turn.messages = list(output.value["messages"])
         turn.interrupts = tuple(output.interrupts)
-        turn.failure = self.router.routing(turn.context, turn.messages).failure
+        routing = self.router.routing(
+            turn.context, turn.messages, state=output.value, thread_id=turn.thread_id
+        )
+        turn.failure = routing.failure
         return turn
 
-    def visible_tools(self, query: str | None, principal: Hashable | None = None) -> list[BaseTool]:
-        """The framework-native tools visible for a request, in allow-set order."""
-        context = {"query": query, "principal": principal}
+    def visible_tools(
+        self, query: str | None, principal: Hashable | None = None, conversation: str | None = None
+    ) -> list[BaseTool]:
+        """The framework-native tools visible for a request, in allow-set order (in conversation
+        mode: find-tools, then the conversation's list as its thread saved it)."""
+        turn = Turn("", query, principal, (), conversation=conversation)
         messages = [HumanMessage(content=query or "")]
-        return [
-            t for t in self.router.visible_tools(self.tools, context, messages) if isinstance(t, BaseTool)
-        ]
+        state: Mapping[str, Any] | None = None
+        if self.router.sessions is not None and conversation is not None:
+            state = self.agent.get_state(turn.config).values
+        visible = self.router.visible_tools(
+            [*self.router.tools, *self.tools], turn.context, messages, state=state, thread_id=turn.thread_id
+        )
+        return [t for t in visible if isinstance(t, BaseTool)]
 
     def output_seen(self, message: ToolMessage | None) -> bool:
         return message is not None and message.tool_call_id in self.output_guardrail.seen

@@ -2,27 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import ExtendedModelResponse, ToolCallRequest
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain.tools import ToolRuntime
+from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
 from schemarouter import AllowSetProvider
+from schemarouter.errors import RoutingError, UserError
+from schemarouter.visibility import FIND_TOOLS, SessionLimits
 
-from ._checks import route_of
+from ._checks import catalog_of, route_of
+from ._find_tool import find_tools_tool, is_find_tool
 from ._guard import ExecutionGuard, aguarded, guarded
 from ._refusal import refusal_message
-from ._request import RequestFrom, messages_of
-from ._turn import OnFailure, TurnRouter, TurnRouting
+from ._request import ConversationFrom, RequestFrom, conversation_via, default_conversation_from, messages_of
+from ._sessions import SESSIONS_STATE_KEY, Conversations, SessionsState, saved_session
+from ._turn import OnFailure, TurnRouter, TurnRouting, logger
+from .errors import MissingConversationError
 
 __all__ = ["LangChainRouter"]
 
 ModelResult = ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]
 ToolResult = ToolMessage | Command[Any]
+
+
+def _execution(runtime: Any) -> tuple[str | None, str | None]:
+    """The run's checkpointer thread id (None without a checkpointer) and the current step's
+    checkpoint id, from a `Runtime` or `ToolRuntime`."""
+    info: Any = getattr(runtime, "execution_info", None)
+    thread: Any = getattr(info, "thread_id", None)
+    step: Any = getattr(info, "checkpoint_id", None)
+    return (str(thread) if thread not in (None, "") else None), (
+        step if isinstance(step, str) and step else None
+    )
 
 
 def _tool_choice_after(tool_choice: Any, kept: Collection[str]) -> Any:
@@ -73,6 +90,15 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
     Place it first in `middleware=[...]`, before approval and guardrail middleware: it is
     then the outermost `wrap_tool_call`, so a hidden call is refused before anything else
     sees it, and the approval and guardrail middleware run unchanged for visible calls.
+
+    Conversation mode (`sessions=SessionLimits()`): one `RoutingSession` per conversation, so
+    the model's tool list only grows from turn to turn, with the find-tools tool (`FIND_TOOLS`,
+    registered by this middleware) offered first. The conversation is `conversation_from(context)`
+    (default: the context's `conversation`), else, with `thread_as_conversation` (the default),
+    the run's checkpointer `thread_id`; a run with neither fails closed. The session's state is
+    kept in the graph state (`SESSIONS_STATE_KEY`), so the checkpointer saves it with the
+    thread: a resumed run offers what it offered before. Calls are checked against the
+    conversation's saved list (and the provider's `blocked` rules), not routed again.
     """
 
     def __init__(
@@ -83,6 +109,9 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         fallback_to_messages: bool = False,
         always_visible: Collection[str] = (),
         on_failure: OnFailure = "hide",
+        sessions: SessionLimits | None = None,
+        conversation_from: ConversationFrom | None = None,
+        thread_as_conversation: bool = True,
     ) -> None:
         super().__init__()
         self.router = TurnRouter(
@@ -92,59 +121,218 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
             always_visible=always_visible,
             on_failure=on_failure,
         )
+        if sessions is not None and not isinstance(sessions, SessionLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"sessions must be a SessionLimits or None, got {type(sessions).__name__}")
+        if sessions is not None and catalog_of(visibility) is None:
+            raise UserError(
+                "conversation mode needs the provider's catalog: pass a schemarouter.Visibility "
+                "(or a provider exposing `router.catalog`)"
+            )
+        self.sessions = sessions
+        self.conversation_from: ConversationFrom = conversation_from or default_conversation_from
+        self.thread_as_conversation = thread_as_conversation
+        self.conversations = Conversations(visibility, sessions) if sessions is not None else None
+        self.find_tool: BaseTool | None = (
+            find_tools_tool(self._answer_find_tools) if sessions is not None and sessions.find_tools else None
+        )
+        self.tools = [self.find_tool] if self.find_tool is not None else []
+        if sessions is not None:
+            self.state_schema = SessionsState
 
     @property
     def visibility(self) -> AllowSetProvider:
         return self.router.provider
 
-    def routing(self, context: Any, messages: Sequence[Any]) -> TurnRouting:
-        """This turn's routing for a run context and its conversation (what the hooks use)."""
-        return self.router.route(context, messages)
+    def routing(
+        self,
+        context: Any,
+        messages: Sequence[Any],
+        *,
+        state: Mapping[str, Any] | None = None,
+        thread_id: str | None = None,
+    ) -> TurnRouting:
+        """This turn's routing for a run context and its conversation (what the hooks use).
+
+        In conversation mode: the conversation's list as saved in the agent `state` (e.g.
+        `agent.get_state(config).values`), what a call is checked against; the conversation is
+        the one `context` names, else `thread_id`.
+        """
+        if self.conversations is None:
+            return self.router.route(context, messages)
+        return self._listed(context, messages, state, thread_id)
+
+    def _listed(self, context: Any, messages: Sequence[Any], state: Any, thread: str | None) -> TurnRouting:
+        """Conversation mode: the routing of the conversation's saved list (nothing routed anew)."""
+        assert self.conversations is not None
+        conversation: str | None = None
+        try:
+            turn = self.router.request(context, messages)
+            conversation = self._conversation(context, thread)
+            session = self.conversations.listed(turn, conversation, saved_session(state, conversation))
+        except Exception as exc:
+            return self.router.failed(exc, conversation)
+        return self.router.conversation_routing(
+            turn, conversation, session.routes, session.names, find_tools=session.limits.find_tools
+        )
 
     # -- model calls: narrow what the model is offered --------------------------------------
 
     def visible_tools(
-        self, tools: Sequence[BaseTool | dict[str, Any]], context: Any, messages: Sequence[Any]
+        self,
+        tools: Sequence[BaseTool | dict[str, Any]],
+        context: Any,
+        messages: Sequence[Any],
+        *,
+        state: Mapping[str, Any] | None = None,
+        thread_id: str | None = None,
     ) -> list[BaseTool | dict[str, Any]]:
-        """`tools` narrowed for this turn: visible ones in allow-set order, then provider-native dicts."""
-        return self._visible(tools, self.routing(context, messages))
+        """`tools` narrowed for this turn: visible ones in allow-set order, then provider-native
+        dicts (in conversation mode: find-tools first, then the conversation's saved list)."""
+        return self._visible(tools, self.routing(context, messages, state=state, thread_id=thread_id))
 
     def _visible(
         self, tools: Sequence[BaseTool | dict[str, Any]], routing: TurnRouting
     ) -> list[BaseTool | dict[str, Any]]:
-        visible = [t for t in tools if isinstance(t, BaseTool) and self.router.shows(t, routing)]
+        find = self.find_tool
+        visible = [
+            t for t in tools if isinstance(t, BaseTool) and t is not find and self.router.shows(t, routing)
+        ]
         visible.sort(key=lambda t: routing.rank(t.name, route_of(t.metadata)))
-        kept: list[BaseTool | dict[str, Any]] = [*visible]
+        kept: list[BaseTool | dict[str, Any]] = [find] if find is not None and routing.find_tools else []
+        kept += visible
         kept += [t for t in tools if isinstance(t, dict)]
         return kept
 
-    def _narrow(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
-        context = request.runtime.context if request.runtime is not None else None  # pyright: ignore[reportUnnecessaryComparison]
-        kept = self.visible_tools(request.tools, context, request.messages)
+    def _narrow(self, request: ModelRequest[Any], routing: TurnRouting) -> ModelRequest[Any]:
+        kept = self._visible(request.tools, routing)
         names = {t.name for t in kept if isinstance(t, BaseTool)}
         return request.override(tools=kept, tool_choice=_tool_choice_after(request.tool_choice, names))
+
+    def _model_step(self, request: ModelRequest[Any]) -> tuple[ModelRequest[Any], Command[Any] | None]:
+        """The request narrowed for this model step, and the session state to save with its answer."""
+        runtime: Any = request.runtime
+        context = getattr(runtime, "context", None)
+        if self.conversations is None:
+            return self._narrow(request, self.routing(context, request.messages)), None
+        routing, saved = self._conversation_step(request, context, runtime)
+        update = Command(update={SESSIONS_STATE_KEY: saved}) if saved else None
+        return self._narrow(request, routing), update
+
+    def _conversation_step(
+        self, request: ModelRequest[Any], context: Any, runtime: Any
+    ) -> tuple[TurnRouting, dict[str, Any] | None]:
+        conversations = self.conversations
+        assert conversations is not None
+        conversation: str | None = None
+        try:
+            thread, step = _execution(runtime)
+            turn = self.router.request(context, request.messages)
+            conversation = self._conversation(context, thread)
+            saved = saved_session(request.state, conversation)
+            offer, state = conversations.offer(turn, conversation, saved, thread=thread, step=step)
+            if offer.find_tools and not any(t is self.find_tool for t in request.tools):
+                raise RoutingError(
+                    f"the router's {FIND_TOOLS.name} tool is not among the agent's tools: another tool "
+                    f"named {FIND_TOOLS.name!r} replaced it, or a middleware before the router removed it"
+                )
+        except Exception as exc:
+            return self.router.failed(exc, conversation), None
+        routing = self.router.conversation_routing(
+            turn, conversation, offer.routes, offer.names, find_tools=offer.find_tools, offer=offer
+        )
+        return routing, ({conversation: state} if state is not None else None)
+
+    def _conversation(self, context: Any, thread: str | None) -> str:
+        """The run's conversation id (`thread`: the run's checkpointer thread id, if any);
+        raises `MissingConversationError` when it names none."""
+        default = self.conversation_from is default_conversation_from
+        found = conversation_via(self.conversation_from, context, default=default)
+        if found is None and self.thread_as_conversation:
+            found = thread
+        if found is None:
+            where = "no conversation id in runtime.context"
+            if self.thread_as_conversation:
+                where += " and no checkpointer thread_id"
+            raise MissingConversationError(
+                f"conversation mode: the run names no conversation ({where}), so every tool is "
+                "hidden. Pass context={'query': ..., 'conversation': ...} on every call, resumes "
+                "included"
+                + (
+                    ", or run the agent with a checkpointer and a thread_id"
+                    if self.thread_as_conversation
+                    else ""
+                )
+            )
+        if thread is None:
+            self.router.warn_once(
+                ("no_checkpointer",),
+                "conversation %r runs without a checkpointer: its list of tools lives in this "
+                "invoke's graph state only, and the next invoke starts a new list. Compile the agent "
+                "with a checkpointer (create_agent(..., checkpointer=...)) and pass a thread_id.",
+                found,
+            )
+        return found
 
     def wrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResult:
-        return handler(self._narrow(request))
+        narrowed, update = self._model_step(request)
+        response = handler(narrowed)
+        return response if update is None else ExtendedModelResponse(model_response=response, command=update)
 
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResult:
-        return await handler(self._narrow(request))
+        narrowed, update = self._model_step(request)
+        response = await handler(narrowed)
+        return response if update is None else ExtendedModelResponse(model_response=response, command=update)
+
+    # -- the find-tools tool ----------------------------------------------------------------
+
+    def _answer_find_tools(self, query: object, runtime: ToolRuntime) -> Command[Any] | ToolMessage:
+        """The find-tools tool's body: search in the run's conversation, save the session."""
+        conversations = self.conversations
+        call_id = runtime.tool_call_id or ""
+        call = ToolCall(name=FIND_TOOLS.name, args={FIND_TOOLS.argument: query}, id=call_id)
+        try:
+            assert conversations is not None
+            context = runtime.context
+            thread, step = _execution(runtime)
+            turn = self.router.request(context, messages_of(runtime.state))
+            conversation = self._conversation(context, thread)
+            saved = saved_session(runtime.state, conversation)
+            result, state = conversations.find(
+                turn, conversation, saved, query, thread=thread, step=step, call=call_id
+            )
+        except Exception as exc:
+            failure = f"{type(exc).__name__}: {exc}"
+            logger.warning("find-tools failed; no tool was added (%s)", failure)
+            return refusal_message(call, "routing_failed", failure)
+        message = ToolMessage(result.text(), tool_call_id=call_id, name=FIND_TOOLS.name)
+        return Command(update={"messages": [message], SESSIONS_STATE_KEY: {conversation: state}})
 
     # -- tool calls: refuse what is not visible ---------------------------------------------
 
     def _call_routing(self, request: ToolCallRequest) -> TurnRouting:
-        # Asked afresh: the call may come from a run resumed after an approval, with the same
-        # context object, and routing may have changed while the run waited.
         context = getattr(request.runtime, "context", None)
-        return self.router.route(context, messages_of(request.state), fresh=True)
+        messages = messages_of(request.state)
+        if self.conversations is None:
+            # Asked afresh: the call may come from a run resumed after an approval, with the same
+            # context object, and routing may have changed while the run waited.
+            return self.router.route(context, messages, fresh=True)
+        # The conversation's list as saved with the model step that made the call.
+        thread, _ = _execution(request.runtime)
+        return self._listed(context, messages, request.state, thread)
+
+    def _shows_started(self, name: str, metadata: Any, routing: TurnRouting) -> bool:
+        """Is the tool the tool node started (by name and metadata) visible for this call?"""
+        if routing.find_tools and routing.failure is None and is_find_tool(name, metadata):
+            return True
+        return self.router.shows_named(name, metadata, routing)
 
     def _refusal(self, request: ToolCallRequest, routing: TurnRouting) -> ToolMessage | None:
         call, tool = request.tool_call, request.tool
@@ -153,6 +341,8 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         if tool is None:
             # LangChain's own error for an unknown tool lists every registered tool, hidden ones too.
             return refusal_message(call, "hidden", "no tool of this name is registered with the agent")
+        if tool is self.find_tool:
+            return None if routing.find_tools else refusal_message(call, "hidden")
         if self.router.shows(tool, routing):
             return None
         if routing.allows(tool.name, route_of(tool.metadata)):
@@ -161,7 +351,7 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
 
     def _guard(self, request: ToolCallRequest, routing: TurnRouting) -> ExecutionGuard:
         return ExecutionGuard(
-            request.tool_call, lambda name, metadata: self.router.shows_named(name, metadata, routing)
+            request.tool_call, lambda name, metadata: self._shows_started(name, metadata, routing)
         )
 
     def wrap_tool_call(

@@ -13,7 +13,7 @@ from langchain_core.tools import BaseTool
 
 from schemarouter import AllowSet, AllowSetProvider, Catalog
 from schemarouter.errors import RoutingError, UserError
-from schemarouter.visibility import principal_identity, request_via
+from schemarouter.visibility import SessionOffer, principal_identity, request_via
 
 from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of, route_of
 from ._request import RequestFrom, RouteRequest, default_request_from, last_human_text
@@ -34,6 +34,11 @@ class TurnRouting:
     A tool whose route is known (an `McpToolkit` tool records it in `metadata["schemarouter_route"]`)
     is visible when the allow-set holds that route: a same-named tool of another source in the
     allow-set does not make it visible. A tool with no known route is matched by name.
+
+    In conversation mode (`conversation` is set) `allow_set` is the conversation's list of tools
+    (first-offered order), a routed tool is also hidden when a `blocked` rule matches it, and
+    `find_tools` says whether the router's find-tools tool is visible; `offer` is the session's
+    answer for this model step (None for the check of a call, which reads the saved list as is).
     """
 
     visible: frozenset[str]
@@ -49,6 +54,12 @@ class TurnRouting:
     blocked_names: frozenset[str] = frozenset()
     """Names of catalog tools whose route is blocked: a tool with no known route and such a
     name counts as blocked."""
+    conversation: str | None = None
+    """The conversation this routing belongs to (conversation mode), else None."""
+    find_tools: bool = False
+    """Conversation mode: the find-tools tool is visible (first)."""
+    offer: SessionOffer | None = None
+    """Conversation mode, on a model step: what the session offered."""
 
     def routed(self, name: str, route: str | None = None) -> bool:
         """Did the allow-set route this tool (by `route` when known, else by `name`)?"""
@@ -72,7 +83,7 @@ class TurnRouting:
         if self.allow_set is None:
             return False
         if self.routed(name, route):
-            return True
+            return self.conversation is None or not self.is_blocked(name, route)
         return name in self.always and not self.is_blocked(name, route)
 
     def rank(self, name: str, route: str | None = None) -> int:
@@ -149,6 +160,10 @@ class TurnRouter:
         self._checks = CatalogChecks(logger)
         self._blocked_names: tuple[str, frozenset[str], frozenset[str]] = ("", frozenset(), frozenset())
 
+    def warn_once(self, key: Hashable, message: str, *args: object) -> None:
+        """Log `message % args` at WARNING the first time this router sees `key`."""
+        self._checks.warn_once(key, message, *args)
+
     def _from_context(self, context: Any) -> RouteRequest | None:
         """The request `request_from` finds in the context; raises `RoutingError` saying what failed."""
         return request_via(self.request_from, context, default=self.request_from is default_request_from)
@@ -205,11 +220,14 @@ class TurnRouter:
                     self._cache.popitem(last=False)
         return allow_set
 
-    def _blocked(self, catalog: Catalog | None) -> tuple[frozenset[str], frozenset[str]]:
+    def _blocked(
+        self, catalog: Catalog | None, *, needed: bool = False
+    ) -> tuple[frozenset[str], frozenset[str]]:
         """The provider's `blocked` rules (when it exposes them, as `Visibility` does) and the
-        names of catalog tools whose route they block. Resolved once per catalog version."""
+        names of catalog tools whose route they block. Resolved once per catalog version; only
+        when `always_visible` names (or, with `needed`, a conversation's list) need them."""
         rules: Any = getattr(self.provider, "blocked", None)
-        if not self.always_visible or not isinstance(rules, Collection) or isinstance(rules, str):
+        if not (self.always_visible or needed) or not isinstance(rules, Collection) or isinstance(rules, str):
             return frozenset(), frozenset()
         blocked = frozenset(r for r in cast("Collection[object]", rules) if isinstance(r, str))
         if catalog is None:
@@ -230,19 +248,68 @@ class TurnRouter:
             request = self.request(context, messages)
             allow_set = self._cached(context, request, fresh=fresh)
         except Exception as exc:
-            failure = f"{type(exc).__name__}: {exc}"
-            logger.warning("routing failed; every tool is hidden for this turn (%s)", failure)
-            if self.on_failure == "raise":
-                if isinstance(exc, RoutingError):
-                    raise
-                raise RoutingError(f"routing failed for this request: {failure}") from exc
-            return TurnRouting(frozenset(), (), None, failure)
-        blocked, blocked_names = self._blocked(catalog_of(self.provider))
+            return self.failed(exc)
+        return self._routing(allow_set)
+
+    def failed(self, exc: Exception, conversation: str | None = None) -> TurnRouting:
+        """The routing of a turn whose routing failed: nothing visible. Logged at WARNING, or
+        raised as a `RoutingError` with `on_failure="raise"`."""
+        failure = f"{type(exc).__name__}: {exc}"
+        logger.warning("routing failed; every tool is hidden for this turn (%s)", failure)
+        if self.on_failure == "raise":
+            if isinstance(exc, RoutingError):
+                raise exc
+            raise RoutingError(f"routing failed for this request: {failure}") from exc
+        return TurnRouting(frozenset(), (), None, failure, conversation=conversation)
+
+    def _routing(
+        self,
+        allow_set: AllowSet,
+        *,
+        conversation: str | None = None,
+        find_tools: bool = False,
+        offer: SessionOffer | None = None,
+    ) -> TurnRouting:
+        blocked, blocked_names = self._blocked(catalog_of(self.provider), needed=conversation is not None)
         always = sorted(self.always_visible - blocked)
         order = tuple(dict.fromkeys([*allow_set.names, *always]))
         return TurnRouting(
-            frozenset(order), order, allow_set, None, self.always_visible, blocked, blocked_names
+            frozenset(order),
+            order,
+            allow_set,
+            None,
+            self.always_visible,
+            blocked,
+            blocked_names,
+            conversation,
+            find_tools,
+            offer,
         )
+
+    def conversation_routing(
+        self,
+        request: RouteRequest,
+        conversation: str,
+        routes: tuple[str, ...],
+        names: tuple[str, ...],
+        *,
+        find_tools: bool,
+        offer: SessionOffer | None = None,
+    ) -> TurnRouting:
+        """The routing of a conversation's step: its list (`routes`, `names`, in first-offered
+        order) stands for the allow-set, and the find-tools tool is visible when `find_tools`."""
+        catalog = catalog_of(self.provider)
+        reason = "routed" if routes else (offer.allow_set.reason if offer is not None else "no_terms_matched")
+        listed = AllowSet(
+            request.query,
+            request.principal,
+            catalog.version if catalog is not None else "",
+            names,
+            routes,
+            not routes,
+            reason,
+        )
+        return self._routing(listed, conversation=conversation, find_tools=find_tools, offer=offer)
 
     def shows(self, tool: BaseTool, routing: TurnRouting) -> bool:
         """Is `tool` visible this turn?"""

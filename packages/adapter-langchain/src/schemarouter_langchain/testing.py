@@ -15,7 +15,9 @@ network: `call_then_answer(tool, arguments)` scripts one tool call, then a text 
 Each scenario becomes one `create_agent` agent over the fixture MCP server's tools
 (`McpToolkit`), with `LangChainRouter` first, `HumanInTheLoopMiddleware` for the tools that
 need approval (resumed with `Command(resume=...)`), and `wrap_tool_call` input and output
-guardrail middleware, driven by `ScriptedChatModel`.
+guardrail middleware, driven by `ScriptedChatModel`. A scenario with `conversations` builds the
+router in conversation mode (`sessions=`): the conversation is named in `runtime.context`, and
+every run of one conversation continues its own checkpointer thread, where its state is kept.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from schemarouter import McpSource
+from schemarouter.visibility import FIND_TOOLS
 from schemarouter_conformance import (
     CallReport,
     DriverCapabilities,
+    FindToolsReport,
     OfferedTool,
     OfferedTools,
     RoutingHook,
@@ -107,6 +111,14 @@ def _report(built: BuiltAgent, turn: Turn, tool: str) -> CallReport:
     return CallReport(tool, "ran", output=message.text, output_seen_by_guardrail=seen)
 
 
+def _offered(offered: Sequence[Mapping[str, Any]], failure: str | None) -> OfferedTools:
+    """The tools of one model call, in the order the model received them."""
+    tools: list[OfferedTool] = []
+    for name, spec in zip(offered_names(offered), offered, strict=False):
+        tools.append(OfferedTool(name, spec["function"].get("parameters") or {}))
+    return OfferedTools(tuple(tools), failure=failure)
+
+
 class LangChainDriver:
     """Drives `create_agent` + `LangChainRouter` for the shared conformance suite."""
 
@@ -120,21 +132,39 @@ class LangChainDriver:
             toolkit.tools,
             approval_required=scenario.approval_required,
             guardrail_trip_value=scenario.guardrail_trip_value,
+            sessions=scenario.conversations,
         )
         return BuiltAgent(toolkit, harness)
 
     async def offered_tools(self, agent: BuiltAgent, request: RunRequest) -> OfferedTools:
-        turn = await agent.harness.run(request.query, request.principal)
-        tools: list[OfferedTool] = []
-        for name, spec in zip(offered_names(turn.offered), turn.offered, strict=False):
-            tools.append(OfferedTool(name, spec["function"].get("parameters") or {}))
-        return OfferedTools(tuple(tools), failure=turn.failure)
+        turn = await agent.harness.run(request.query, request.principal, conversation=request.conversation)
+        return _offered(turn.offered, turn.failure)
 
     async def call_tool(
         self, agent: BuiltAgent, request: RunRequest, tool: str, arguments: Mapping[str, Any]
     ) -> CallReport:
-        turn = await agent.harness.run(request.query, request.principal, tool=tool, arguments=arguments)
+        turn = await agent.harness.run(
+            request.query,
+            request.principal,
+            tool=tool,
+            arguments=arguments,
+            conversation=request.conversation,
+        )
         return _report(agent, turn, tool)
+
+    async def call_find_tools(self, agent: BuiltAgent, request: RunRequest, query: str) -> FindToolsReport:
+        """A run of `request.conversation` whose model calls find-tools with `query`, then answers."""
+        turn = await agent.harness.find_tools(request.query, request.principal, query, request.conversation)
+        offered_next = _offered(turn.offers[1] if len(turn.offers) > 1 else (), turn.failure)
+        message = turn.tool_message(FIND_TOOLS.name)
+        if message is None:
+            return FindToolsReport("", offered_next, "error", "the run produced no find-tools result")
+        refusal = refusal_of(message)
+        if refusal is not None:
+            return FindToolsReport(message.text, offered_next, "refused_hidden", str(refusal.get("reason")))
+        if message.status == "error":
+            return FindToolsReport(message.text, offered_next, "error", message.text)
+        return FindToolsReport(message.text, offered_next)
 
     async def resume(
         self, agent: BuiltAgent, request: RunRequest, pending: CallReport, *, approve: bool
@@ -146,7 +176,7 @@ class LangChainDriver:
         return _report(agent, turn, pending.tool)
 
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
-        return agent.harness.visible_tools(request.query, request.principal)
+        return agent.harness.visible_tools(request.query, request.principal, request.conversation)
 
     def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
         """The router's routing of a turn, for a fresh `runtime.context` each time."""
