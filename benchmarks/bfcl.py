@@ -84,7 +84,7 @@ class Ranker:
         """The default allow-set at k=5 (no threshold); None for semantic alone, which has no gate."""
         if self.semantic is not None:
             return None
-        return self.router.retrieve(query, 5, explain=False).names
+        return tuple(c.name for c in self.router.retrieve(query, 5, explain=False).offered)
 
     def confidence(self, query: str) -> float:
         """The best routing score the gate lets through (-inf when it refuses every tool); for

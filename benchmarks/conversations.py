@@ -63,7 +63,7 @@ Reported per mode, dataset and way (means over model calls or steps, and over co
   `total_schema_bytes()`. A step is one model call, or two when it calls find-tools.
 - prefix kept: the share of consecutive model calls whose tool list starts with the previous
   call's list exactly, for the tools routed (`routes`), and for the list as offered, with
-  find-tools after the others (`as_offered`); list resets.
+  find-tools first (`as_offered`, `SessionOffer.tool_names`); list resets.
 - reachable: the share of steps whose needed tool is in the list offered (`in_list`), and in
   it or in it after one find-tools call (`reachable`).
 
@@ -266,7 +266,7 @@ class Replayed:
     lists: list[tuple[str, ...]] = field(default_factory=list[tuple[str, ...]])
     """Routes offered at each model call."""
     offered: list[tuple[str, ...]] = field(default_factory=list[tuple[str, ...]])
-    """The same lists as offered: find-tools after the others, when it is offered."""
+    """The same lists as offered: find-tools first, when it is offered (`SessionOffer.tool_names`)."""
     in_list: list[bool] = field(default_factory=list[bool])
     reached: list[bool] = field(default_factory=list[bool])
     outcomes: list[str] = field(default_factory=list[str])
@@ -312,7 +312,7 @@ def replay_session(
         offer = session.offer(request)
         extra = (FIND_TOOLS.name,) if offer.find_tools else ()
         out.lists.append(offer.routes)
-        out.offered.append((*offer.routes, *extra))
+        out.offered.append((*extra, *offer.routes))  # as the model receives them: find-tools first
         out.call_bytes.append(offer.schema_bytes + (FIND_TOOLS_BYTES if offer.find_tools else 0))
         return offer
 

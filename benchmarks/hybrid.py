@@ -100,7 +100,7 @@ class Modes:
             )
         router = self.hybrid if mode == "hybrid" else self.lexical
         retrieval = router.retrieve(query, depth, policy=OPEN)
-        ranked = sorted((*retrieval.candidates, *retrieval.dropped), key=lambda c: (-c.rank_score, c.route))
+        ranked = sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
         best = max((c.score for c in retrieval.candidates), default=None)
         return Ranked(tuple(c.name for c in ranked[:depth]), best)
 
@@ -108,7 +108,7 @@ class Modes:
         """The tools routed at k=5 with the default policy (what an adapter shows); lexical or
         hybrid (semantic alone has no gate)."""
         router = self.hybrid if mode == "hybrid" else self.lexical
-        return router.retrieve(query, 5).names
+        return tuple(c.name for c in router.retrieve(query, 5).offered)  # routed, or uncertain
 
     def default_routes(self, mode: str, query: str) -> bool:
         return bool(self.allowed(mode, query))

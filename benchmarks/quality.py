@@ -82,7 +82,7 @@ def ranking_metrics(
 def routed_recall(router: SchemaRouter, queries: Sequence[LabelledQuery], k: int) -> float:
     total = 0.0
     for item in queries:
-        names = set(router.retrieve(item.query, k).names)
+        names = {c.name for c in router.retrieve(item.query, k).offered}  # routed, or uncertain
         total += len(names & set(item.gold)) / len(item.gold)
     return total / max(len(queries), 1)
 
@@ -103,7 +103,7 @@ def multi_tool_metrics(router: SchemaRouter, queries: Sequence[LabelledQuery]) -
         tally.add(gold, set(names[:5]), set(names))
         first = next((i for i, name in enumerate(names) if name in gold), None)
         reciprocal += 0.0 if first is None else 1.0 / (first + 1)
-        routed = set(router.retrieve(item.query, 5, explain=False).names)
+        routed = {c.name for c in router.retrieve(item.query, 5, explain=False).offered}
         all_routed += gold <= routed
         routed_share += len(gold & routed) / len(gold)
     n = max(len(queries), 1)
