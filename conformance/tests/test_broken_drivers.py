@@ -14,12 +14,16 @@ import pytest
 BROKEN_DRIVERS = '''
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
-from schemarouter import AllowSet, canonical_json
+from schemarouter import AllowSet, Visibility
+from schemarouter.catalog import canonical_json
 from schemarouter.testing import FakeAgent
 from schemarouter_conformance import (
     GUARDRAIL_TRIP_VALUE,
+    READ_ONLY_TOOLS,
+    SUPPORTED_CASES,
     AdapterConformanceSuite,
     CallReport,
     OfferedTools,
@@ -200,6 +204,169 @@ class BorrowingDriver(ReferenceDriver):
 
     async def validate(self, workdir):
         return await ReferenceDriver().validate(workdir)
+
+
+def _rebuilt(agent, cls):
+    """`agent` as an instance of the FakeAgent subclass `cls` (same tools, routing, hooks)."""
+    return cls(
+        agent.tools,
+        agent.visibility,
+        approval_required=agent.approval_required,
+        input_guardrail=agent.input_guardrail,
+        output_guardrail=agent.output_guardrail,
+        sessions=agent.sessions,
+    )
+
+
+class _RulesForRoutingOnly:
+    """Routes with the scenario's source; while `searching`, answers from a Visibility without
+    its static rules and principals."""
+
+    def __init__(self, source):
+        self.source = source
+        self.unruled = Visibility(source.router, k=3)
+        self.searching = False
+
+    @property
+    def router(self):
+        return self.source.router
+
+    def allow_set(self, query, principal=None):
+        return (self.unruled if self.searching else self.source).allow_set(query, principal)
+
+
+class _UnruledSearch(FakeAgent):
+    async def find_tools(self, session, query):
+        self.visibility.searching = True
+        try:
+            return await super().find_tools(session, query)
+        finally:
+            self.visibility.searching = False
+
+
+class UnruledFindDriver(ReferenceDriver):
+    """Answers find-tools from the router without the scenario's rules or principals."""
+
+    name = "unruled-find"
+
+    def visibility_for(self, scenario):
+        return _RulesForRoutingOnly(scenario.visibility)
+
+    def agent_for(self, scenario, tools, outputs):
+        return _rebuilt(super().agent_for(scenario, tools, outputs), _UnruledSearch)
+
+
+class FoundToolUngatedDriver(ReferenceDriver):
+    """Gives the tools find-tools reveals no approval (only the request's routed tools keep it)."""
+
+    name = "found-tool-ungated"
+
+    async def call_tool(self, agent, request, tool, arguments):
+        routed = agent.agent.visibility.allow_set(request.query, request.principal).names
+        if request.conversation is None or tool in routed:
+            return await super().call_tool(agent, request, tool, arguments)
+        kept = agent.agent.approval_required
+        agent.agent.approval_required = frozenset()
+        try:
+            return await super().call_tool(agent, request, tool, arguments)
+        finally:
+            agent.agent.approval_required = kept
+
+
+class ListPerRequestDriver(ReferenceDriver):
+    """Starts the conversation's list over on every new request (one context per request)."""
+
+    name = "list-per-request"
+
+    def context_for(self, agent, request):
+        if request.conversation is None:
+            return {}
+        return agent.contexts.setdefault(f"{request.conversation} / {request.query}", {})
+
+
+class _TitledFindTools(FakeAgent):
+    def offer(self, query, principal=None, **kwargs):
+        turn = super().offer(query, principal, **kwargs)
+        tools = tuple(
+            replace(t, input_schema={"title": "FindTools", **t.input_schema}) if t.name == "find_tools" else t
+            for t in turn.tools
+        )
+        return replace(turn, tools=tools)
+
+
+class RetitledFindToolsDriver(ReferenceDriver):
+    """Offers find-tools with a schema of its own (a generated title added)."""
+
+    name = "retitled-find-tools"
+
+    def agent_for(self, scenario, tools, outputs):
+        return _rebuilt(super().agent_for(scenario, tools, outputs), _TitledFindTools)
+
+
+class SharedConversationDriver(ReferenceDriver):
+    """Keeps one conversation per principal, whatever conversation a run names."""
+
+    name = "shared-conversation"
+
+    def _shared(self, request):
+        if request.conversation is None:
+            return request
+        return replace(request, conversation=f"everything-of-{request.principal}")
+
+    async def offered_tools(self, agent, request):
+        return await super().offered_tools(agent, self._shared(request))
+
+    async def call_tool(self, agent, request, tool, arguments):
+        return await super().call_tool(agent, self._shared(request), tool, arguments)
+
+    async def call_find_tools(self, agent, request, query):
+        return await super().call_find_tools(agent, self._shared(request), query)
+
+    async def resume(self, agent, request, pending, *, approve):
+        return await super().resume(agent, self._shared(request), pending, approve=approve)
+
+
+class StateLostOnResumeDriver(ReferenceDriver):
+    """Resumes a paused run with a new run context: the conversation starts over from there."""
+
+    name = "state-lost-on-resume"
+
+    async def resume(self, agent, request, pending, *, approve):
+        if request.conversation is not None:
+            agent.contexts[request.conversation] = {}
+        return await super().resume(agent, request, pending, approve=approve)
+
+
+class _ProbingSearch(FakeAgent):
+    async def find_tools(self, session, query):
+        result = await super().find_tools(session, query)
+        arguments = {case.required_tools[0]: case.arguments for case in SUPPORTED_CASES}
+        for found in result.added:
+            if found.name in READ_ONLY_TOOLS and found.name in arguments:
+                tool = next(t for t in self.tools if t.name == found.name)
+                await tool.invoke(arguments[found.name])  # "does it work?"
+        return result
+
+
+class ProbingFindDriver(ReferenceDriver):
+    """Calls each read-only tool find-tools reveals, to check it before offering it."""
+
+    name = "probing-find"
+
+    def agent_for(self, scenario, tools, outputs):
+        return _rebuilt(super().agent_for(scenario, tools, outputs), _ProbingSearch)
+
+
+class FindToolsAlwaysOnDriver(ReferenceDriver):
+    """Offers find-tools in conversation mode even when the limits turn it off."""
+
+    name = "find-tools-always-on"
+
+    def agent_for(self, scenario, tools, outputs):
+        agent = super().agent_for(scenario, tools, outputs)
+        if agent.sessions is not None:
+            agent.sessions = replace(agent.sessions, find_tools=True)
+        return agent
 
 
 class _OverHttp(AdapterConformanceSuite):
@@ -413,3 +580,89 @@ def test_refusing_every_resumed_call_fails_the_resume_test(inner_run: Any) -> No
         in text
     )
     assert "it must run exactly once (the control for the changed routing below)" in text
+
+
+CONVERSATION_TESTS = [
+    "test_find_tools_reveals_only_what_routing_allows",
+    "test_approval_kept_for_found_tool",
+    "test_conversation_list_only_grows",
+    "test_conversations_do_not_mix",
+    "test_conversation_survives_resume",
+    "test_find_tools_runs_no_tool",
+    "test_no_find_tools_when_turned_off",
+]
+
+
+def _only_failing(inner_run: Any, driver: str, failing: str) -> str:
+    """Run every conversation test against `driver`: exactly `failing` fails; its failure text."""
+    reports = _run(inner_run, driver, CONVERSATION_TESTS)
+    expected = {**dict.fromkeys(CONVERSATION_TESTS, "passed"), failing: "failed"}
+    assert _outcomes(reports) == expected, _failure_text(reports)
+    return _failure_text(reports)
+
+
+def test_a_search_without_the_rules_fails_the_find_tools_rules_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "UnruledFindDriver", "test_find_tools_reveals_only_what_routing_allows")
+    assert "find-tools did not search under routing's rules and principal:" in text
+    assert "principal 'member' searching 'delete customer': the next step was offered [" in text
+    assert "with ['delete_invoice'], which routing hides from this principal" in text
+    assert "with ['delete_customer', 'delete_invoice'], which routing hides from this principal" in text
+    assert "principal 'guest' searching 'delete customer': the find-tools result names hidden [" in text
+    assert "then calling hidden delete_invoice: 'ran', expected 'refused_hidden'" in text
+    assert "Fix: answer find-tools with `session.find_tools(query)` of the run's own conversation" in text
+
+
+def test_found_tools_without_approval_fail_the_found_tool_approval_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "FoundToolUngatedDriver", "test_approval_kept_for_found_tool")
+    assert "approvals were not kept on tools revealed by find-tools:" in text
+    assert (
+        "calling approval-gated delete_customer, revealed by find-tools, gave 'ran', expected a pending approval"
+        in text
+    )
+    assert "delete_invoice, revealed by find-tools, gave 'ran'" in text
+    assert "every approval was rejected, yet tool bodies ran" in text
+
+
+def test_a_list_started_over_each_turn_fails_the_growing_list_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "ListPerRequestDriver", "test_conversation_list_only_grows")
+    assert "the conversation's tool list did not grow as a prefix:" in text
+    assert "turn 2 ('what is the weather forecast for Paris this week') was offered ['find_tools', " in text
+    assert "which does not start with turn 1's ['find_tools', " in text
+    assert "the list must only grow, new tools appended at the end" in text
+
+
+def test_another_find_tools_schema_fails_the_growing_list_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "RetitledFindToolsDriver", "test_conversation_list_only_grows")
+    assert 'find_tools\'s schema {"additionalProperties":false,' in text
+    assert '"title":"FindTools"' in text
+    assert "which does not start with turn 1's [" not in text
+
+
+def test_one_session_for_all_conversations_fails_the_isolation_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "SharedConversationDriver", "test_conversations_do_not_mix")
+    assert "concurrent conversations saw other tools than their own:" in text
+    assert "conversation 'right-0', the first request: offered ['find_tools', " in text
+    assert "with another conversation's ['get_weather_forecast']\n" in text  # nothing of its own missing
+
+
+def test_state_lost_on_resume_fails_the_resume_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "StateLostOnResumeDriver", "test_conversation_survives_resume")
+    assert "the conversation's state did not survive the approval pause:" in text
+    assert "after rejecting delete_customer and resuming, the conversation was offered [" in text
+    assert "before the pause, ['find_tools', 'search_customers', " in text
+    assert "missing ['create_customer', 'list_invoices', 'refund_invoice', 'search_customers']" in text
+    assert "after approving delete_customer and resuming" in text
+
+
+def test_a_find_tools_that_runs_tools_fails_the_no_tool_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "ProbingFindDriver", "test_find_tools_runs_no_tool")
+    assert "find-tools ran tool bodies: [{'arguments': {'amount': 100.0, " in text
+    assert "'tool': 'convert_currency'}" in text
+
+
+def test_find_tools_offered_when_off_fails_the_turned_off_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "FindToolsAlwaysOnDriver", "test_no_find_tools_when_turned_off")
+    assert "with find-tools turned off:" in text
+    assert "request 'tell me a joke about cats' (no route, first turn) was offered ['find_tools']" in text
+    assert "expected its allow-set ['search_customers', " in text
+    assert "without find_tools (extra ['find_tools'], missing [])" in text

@@ -183,6 +183,53 @@ def test_a_missing_capability_skips_visibly(inner_run: Any) -> None:
     assert "capabilities.approvals=False" in skipped.longreprtext
 
 
+def test_a_driver_without_conversation_mode_skips_the_conversation_tests_visibly(inner_run: Any) -> None:
+    reports = _run(
+        inner_run,
+        "class PerTurnOnly(ReferenceDriver):\n"
+        "    capabilities = DriverCapabilities(conversations=False)\n\n\n"
+        "class TestSkip(_Http):\n"
+        "    driver_factory = PerTurnOnly\n",
+        "-k",
+        "test_conversation_list_only_grows or test_static_rules_match_whole_names",
+    )
+    skipped = reports["test_conversation_list_only_grows"]
+    assert skipped.skipped
+    assert (
+        "driver 'reference' declares capabilities.conversations=False; test_conversation_list_only_grows needs it"
+        in skipped.longreprtext
+    )
+    assert reports["test_static_rules_match_whole_names"].passed
+
+
+def test_a_driver_without_call_find_tools_fails_the_conversation_tests_saying_how_to_fix_it(
+    inner_run: Any,
+) -> None:
+    """A driver written before conversation mode: its conversation tests fail with the way out,
+    the others run as before."""
+    reports = _run(
+        inner_run,
+        "class BeforeConversations:\n"
+        "    name = 'before-conversations'\n"
+        "    capabilities = DriverCapabilities()\n\n"
+        "    def __init__(self) -> None:\n"
+        "        self.reference = ReferenceDriver()\n\n"
+        "    def __getattr__(self, name: str) -> Any:\n"
+        "        if name == 'call_find_tools':\n"
+        "            raise AttributeError(name)\n"
+        "        return getattr(self.reference, name)\n\n\n"
+        "class TestOld(_Http):\n"
+        "    driver_factory = BeforeConversations\n",
+        "-k",
+        "test_conversation_list_only_grows or test_static_rules_match_whole_names",
+    )
+    failed = reports["test_conversation_list_only_grows"]
+    assert failed.failed
+    assert "driver BeforeConversations has no call_find_tools" in failed.longreprtext
+    assert "declare DriverCapabilities(conversations=False)" in failed.longreprtext
+    assert reports["test_static_rules_match_whole_names"].passed
+
+
 def test_a_suite_without_a_driver_says_how_to_fix_it(inner_run: Any) -> None:
     report = _guard(inner_run, "class TestEmpty(AdapterConformanceSuite):\n    pass\n")
     assert report.failed

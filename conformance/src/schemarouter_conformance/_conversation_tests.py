@@ -29,9 +29,13 @@ from ._scenarios import APPROVAL_CASES, SUPPORTED_CASES, UNSUPPORTED_QUERIES
 __all__ = ["ConversationTests"]
 
 _MODE = (
-    "build the agent in conversation mode when `Scenario.conversations` is set (your adapter's "
-    "`sessions=` argument), and run each request in `RunRequest.conversation`"
+    "With `Scenario.conversations` set, build the agent in conversation mode (your adapter's "
+    "`sessions=` argument) and run each request in `RunRequest.conversation`."
 )
+
+
+def _fix(how: str) -> str:
+    return f"Fix: {how}. {_MODE}"
 
 
 def _in_words(tool: str) -> str:
@@ -123,7 +127,12 @@ class ConversationTests:
                                 f"{who}, then calling hidden {tool}: {outcome(report)}, expected 'refused_hidden'"
                             )
             fail_if(
-                problems, "find-tools did not search under routing's rules and principal:", f"Fix: {_MODE}."
+                problems,
+                "find-tools did not search under routing's rules and principal:",
+                _fix(
+                    "answer find-tools with `session.find_tools(query)` of the run's own conversation and "
+                    "principal, a session over the allow-set source your adapter routes with"
+                ),
             )
             calls = run.calls()
             assert not calls, f"only hidden tools were called, yet tool bodies ran: {calls}"
@@ -180,7 +189,13 @@ class ConversationTests:
                     rejected = await run.resume(agent, request, first, approve=False)
                     if rejected.outcome != "rejected":
                         problems.append(f"rejecting {tool}, revealed by find-tools, gave {outcome(rejected)}")
-            fail_if(problems, "approvals were not kept on tools revealed by find-tools:", f"Fix: {_MODE}.")
+            fail_if(
+                problems,
+                "approvals were not kept on tools revealed by find-tools:",
+                _fix(
+                    "offer found tools through the hook routed ones go through, with the framework's approvals"
+                ),
+            )
             calls = run.calls()
             assert not calls, f"every approval was rejected, yet tool bodies ran: {calls}"
 
@@ -230,7 +245,14 @@ class ConversationTests:
                             f"{said}, expected the conversation's {list(names)} ({_difference(listed, names)})"
                         )
                     previous = listed
-            fail_if(problems, "the conversation's tool list did not grow as a prefix:", f"Fix: {_MODE}.")
+            fail_if(
+                problems,
+                "the conversation's tool list did not grow as a prefix:",
+                _fix(
+                    "keep one `RoutingSession` per conversation across its turns (rebuilt from its saved "
+                    "state) and offer `SessionOffer.tool_names`, in that order"
+                ),
+            )
 
         run.run(body)
 
@@ -290,12 +312,21 @@ class ConversationTests:
                         others = frozenset().union(*(tools for p, tools in own.items() if p != plan))
                         foreign = sorted(others & set(listed))
                         missing = sorted(wanted[plan][index] - set(listed))
-                        if foreign or missing:
+                        wrong = [
+                            *([f"with another conversation's {foreign}"] if foreign else []),
+                            *([f"without its own {missing}"] if missing else []),
+                        ]
+                        if wrong:
                             problems.append(
-                                f"conversation {conversation!r}, {what}: offered {list(listed)}, with "
-                                f"another conversation's {foreign}, without its own {missing}"
+                                f"conversation {conversation!r}, {what}: offered {list(listed)}, {', '.join(wrong)}"
                             )
-            fail_if(problems, "concurrent conversations saw other tools than their own:", f"Fix: {_MODE}.")
+            fail_if(
+                problems,
+                "concurrent conversations saw other tools than their own:",
+                _fix(
+                    "key sessions by the run's conversation id and principal, their state in each run's context"
+                ),
+            )
 
         run.run(body)
 
@@ -358,7 +389,12 @@ class ConversationTests:
                             f"{list(after)}; before the pause, {list(before)} ({_difference(after, before)})"
                         )
             fail_if(
-                problems, "the conversation's state did not survive the approval pause:", f"Fix: {_MODE}."
+                problems,
+                "the conversation's state did not survive the approval pause:",
+                _fix(
+                    "save `SessionState.to_dict()` where the framework keeps run state, so the resumed run "
+                    "and the runs after it rebuild the same session"
+                ),
             )
 
         run.run(body)
@@ -388,7 +424,11 @@ class ConversationTests:
                             problems.append(
                                 f"conversation {conversation!r}: find-tools for {search!r} gave {_outcome_of(found)}"
                             )
-            fail_if(problems, "find-tools did not answer:", f"Fix: {_MODE}.")
+            fail_if(
+                problems,
+                "find-tools did not answer:",
+                _fix("offer find-tools first; `call_find_tools` has the offline model call it, then no tool"),
+            )
             calls = run.calls()
             assert not calls, f"find-tools ran tool bodies: {calls} (searches {list(searches)})"
 
@@ -427,7 +467,14 @@ class ConversationTests:
                         f"request {case.query!r} was offered {list(listed)}, expected its allow-set "
                         f"{list(names)} without {FIND_TOOLS.name} ({_difference(listed, names)})"
                     )
-            fail_if(problems, "with find-tools turned off:", f"Fix: {_MODE}.")
+            fail_if(
+                problems,
+                "with find-tools turned off:",
+                _fix(
+                    "offer find-tools only when `SessionOffer.find_tools` is true, and pass the scenario's "
+                    "`SessionLimits` on to your adapter unchanged"
+                ),
+            )
 
         run.run(body)
 
