@@ -494,7 +494,7 @@ def print_report(report: dict[str, Any]) -> None:
     )
     print(
         "columns: bytes per model call, as a share of the catalog; prefix kept (routes / as offered, "
-        "find-tools last); resets (all / by find-tools); needed tool in the list / reachable; "
+        "find-tools first); resets (all / by find-tools); needed tool in the list / reachable; "
         "find-tools calls, refused, tools added"
     )
     for mode, results in report["modes"].items():
