@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import asyncio
 import re
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.messages import ToolMessage
@@ -86,3 +89,23 @@ async def test_readme_offline_model_reports_what_it_was_offered() -> None:
         (),  # no route: the model is offered nothing
     ]
     assert "get_weather_forecast" in namespace["offered"][0]
+
+
+def conversations_example() -> str:
+    """The README's conversation-mode block."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    return next(block for block in blocks if "sessions=SessionLimits()" in block)
+
+
+async def test_readme_conversations_example_prints_what_it_says(capsys: pytest.CaptureFixture[str]) -> None:
+    """The block runs as written, and prints the lists its closing comments show: find-tools
+    first, the tool it found on the next step, and a second turn that starts with the first's list."""
+    block = conversations_example()
+    code = compile(block, str(README), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    result = eval(code, {"__name__": "readme"})
+    if asyncio.iscoroutine(result):
+        await result
+    printed = capsys.readouterr().out.splitlines()
+    claimed = [line.removeprefix("# ") for line in block.splitlines() if line.startswith("# (")]
+    assert printed == claimed
+    assert claimed[0].startswith("('find_tools', ")
