@@ -1,4 +1,4 @@
-"""The README example runs as written (fixture server over stdio, PydanticAI's TestModel)."""
+"""The README examples run as written (fixture server over stdio, PydanticAI's offline models)."""
 
 from __future__ import annotations
 
@@ -15,21 +15,39 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 pytestmark = pytest.mark.slow
 
 
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+
+
+def _run(code: str, cwd: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_readme_example_runs(tmp_path: Path) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+    blocks = _blocks("python")
     assert blocks, "the README has no python example"
     body = [
         line for line in blocks[0].splitlines() if line.strip() and not line.startswith(("import ", "from "))
     ]
     assert len(body) <= 15, "keep the README example short"
-    done = subprocess.run(
-        [sys.executable, "-c", blocks[0]],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    stdout = _run(blocks[0], tmp_path)
+    assert "DeferredToolRequests" in stdout, "the routed call must still wait for approval"
+    assert "tool_name='search_customers'" in stdout
+
+
+def test_readme_conversation_example_prints_what_the_readme_says(tmp_path: Path) -> None:
+    conversation = next(b for b in _blocks("python") if "sessions=SessionLimits()" in b)
+    printed = next(b for b in _blocks("text") if b.startswith("['find_tools'"))
+    stdout = _run(conversation, tmp_path).splitlines()
+    expected = printed.splitlines()
+    assert stdout[:3] == expected[:3], "the lists each step was offered"
+    assert stdout[3].startswith(
+        "DeferredToolRequests(calls=[], approvals=[ToolCallPart(tool_name='delete_customer'"
     )
-    assert done.returncode == 0, done.stderr
-    assert "DeferredToolRequests" in done.stdout, "the routed call must still wait for approval"
-    assert "tool_name='search_customers'" in done.stdout
+    assert expected[3].startswith(
+        "DeferredToolRequests(calls=[], approvals=[ToolCallPart(tool_name='delete_customer'"
+    )
