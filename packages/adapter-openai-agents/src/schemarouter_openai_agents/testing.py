@@ -4,24 +4,32 @@ Everything here is the SDK's own machinery: MCP servers over stdio or streamable
 with `require_approval` and tool input / output guardrails, the offline
 `agents.testing.ScriptedModel`, approvals through `RunResult.interruptions` and
 `RunState.approve` / `reject`. The router is plugged in only as the MCP `tool_filter`.
+
+In conversation mode (`Scenario.conversations`) the agent is a `RoutedAgent` holding the
+router's `find_tools` tool, and the driver keeps one context dict per conversation, as a user
+keeps the context they pass to every run of a conversation: the session state lives in it.
+A paused run is resumed through `RunState.to_json()` / `RunState.from_json()`, and the
+resumed run's context is the one kept from then on.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import Agent, FunctionTool, ModelBehaviorError, RunContextWrapper, Runner
+from agents import Agent, FunctionTool, ModelBehaviorError, RunContextWrapper, Runner, RunState
 from agents.items import ToolCallOutputItem
 from agents.mcp import MCPServer, MCPServerStdio, MCPServerStreamableHttp
 from agents.testing import ScriptedModel, assistant_message, function_call
 
+from schemarouter.visibility import FIND_TOOLS
 from schemarouter_conformance import (
     CallReport,
     DriverCapabilities,
+    FindToolsReport,
     OfferedTool,
     OfferedTools,
     RoutingHook,
@@ -30,6 +38,7 @@ from schemarouter_conformance import (
     read_call_log,
 )
 
+from ._agent import RoutedAgent
 from ._harness import GuardrailProbe, run_config
 from ._request import RouteRequest
 from ._router import OpenAIAgentsRouter
@@ -39,13 +48,35 @@ __all__ = ["BuiltAgent", "GuardrailProbe", "OpenAIAgentsDriver", "run_config"]
 
 @dataclass
 class BuiltAgent:
-    """What `build` returns: a template agent over one filtered MCP connection."""
+    """What `build` returns: a template agent over one filtered MCP connection (and, in
+    conversation mode, the context dict of each conversation)."""
 
     agent: Agent[Any]
     server: MCPServer
     router: OpenAIAgentsRouter
     probe: GuardrailProbe
     call_log: Path
+    contexts: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+
+    @property
+    def conversations(self) -> bool:
+        return self.router.sessions is not None
+
+    def context(self, request: RunRequest) -> Any:
+        """The run context for `request`: a `RouteRequest` when routing per request; in
+        conversation mode the conversation's own dict, updated with the request (a run with
+        no conversation id gets a fresh dict without one, and fails closed)."""
+        if not self.conversations:
+            return None if request.query is None else RouteRequest(request.query, request.principal)
+        if request.conversation is None:
+            context: dict[str, Any] = {}
+        else:
+            context = self.contexts.setdefault(request.conversation, {"conversation": request.conversation})
+        context.pop("query", None)
+        if request.query is not None:
+            context["query"] = request.query
+        context["principal"] = request.principal
+        return context
 
 
 @dataclass(frozen=True)
@@ -54,10 +85,15 @@ class _Pending:
     result: Any
     call_id: str
     log_size: int
+    conversation: str | None = None
 
 
-def _context(request: RunRequest) -> RouteRequest | None:
-    return None if request.query is None else RouteRequest(request.query, request.principal)
+def _offered(built: BuiltAgent, model: ScriptedModel, step: int, result: Any) -> OfferedTools:
+    """What the model was offered on `step` (every function tool, in the order it got them)."""
+    calls = model.calls
+    tools = calls[step].tools if len(calls) > step else []
+    offered = tuple(OfferedTool(t.name, t.params_json_schema) for t in tools if isinstance(t, FunctionTool))
+    return OfferedTools(offered, built.router.outcome(result.context_wrapper).failure)
 
 
 def _refusal(tool: str, error: ModelBehaviorError) -> CallReport:
@@ -83,7 +119,7 @@ class OpenAIAgentsDriver:
 
     async def build(self, scenario: Scenario) -> BuiltAgent:
         source = scenario.source
-        router = OpenAIAgentsRouter(scenario.visibility)
+        router = OpenAIAgentsRouter(scenario.visibility, sessions=scenario.conversations)
         probe = GuardrailProbe(scenario.guardrail_trip_value)
         common: dict[str, Any] = {
             "name": source.source_name,
@@ -107,13 +143,22 @@ class OpenAIAgentsDriver:
                 raise ValueError("an http fixture source needs a url")
             server = MCPServerStreamableHttp({"url": source.url}, **common)
         await server.connect()
-        agent: Agent[Any] = Agent(name="schemarouter-conformance", mcp_servers=[server])
+        agent: Agent[Any]
+        if scenario.conversations is None:
+            agent = Agent(name="schemarouter-conformance", mcp_servers=[server])
+        else:
+            agent = RoutedAgent(
+                name="schemarouter-conformance",
+                mcp_servers=[server],
+                tools=[router.find_tools],
+                routing=router,
+            )
         return BuiltAgent(agent, server, router, probe, source.call_log)
 
     async def _run(self, built: BuiltAgent, request: RunRequest, steps: list[Any]) -> tuple[Agent[Any], Any]:
         agent = built.agent.clone(model=ScriptedModel(steps))
         result = await Runner.run(
-            agent, request.query or "(no request)", context=_context(request), run_config=run_config()
+            agent, request.query or "(no request)", context=built.context(request), run_config=run_config()
         )
         return agent, result
 
@@ -121,12 +166,34 @@ class OpenAIAgentsDriver:
         clone, result = await self._run(agent, request, [[assistant_message("no tool needed")]])
         model = clone.model
         assert isinstance(model, ScriptedModel)
-        call = model.first_call
-        tools = call.tools if call is not None else []
-        offered = tuple(
-            OfferedTool(t.name, t.params_json_schema) for t in tools if isinstance(t, FunctionTool)
+        return _offered(agent, model, 0, result)
+
+    async def call_find_tools(self, agent: BuiltAgent, request: RunRequest, query: str) -> FindToolsReport:
+        """One turn whose model calls find-tools with `{"query": query}`, then no tool."""
+        call_id = f"find-{next(self._ids)}"
+        steps = [
+            [function_call(FIND_TOOLS.name, {"query": query}, call_id=call_id)],
+            [assistant_message("done")],
+        ]
+        try:
+            clone, result = await self._run(agent, request, steps)
+        except ModelBehaviorError as exc:
+            report = _refusal(FIND_TOOLS.name, exc)
+            return FindToolsReport("", OfferedTools(()), report.outcome, report.detail)
+        model = clone.model
+        assert isinstance(model, ScriptedModel)
+        text = next(
+            (
+                str(i.output)
+                for i in result.new_items
+                if isinstance(i, ToolCallOutputItem) and i.call_id == call_id
+            ),
+            None,
         )
-        return OfferedTools(offered, agent.router.outcome(result.context_wrapper).failure)
+        offered_next = _offered(agent, model, 1, result)
+        if text is None:
+            return FindToolsReport("", offered_next, "error", "find-tools gave no result")
+        return FindToolsReport(text, offered_next)
 
     async def call_tool(
         self, agent: BuiltAgent, request: RunRequest, tool: str, arguments: Mapping[str, Any]
@@ -138,7 +205,8 @@ class OpenAIAgentsDriver:
             clone, result = await self._run(agent, request, steps)
         except ModelBehaviorError as exc:
             return _refusal(tool, exc)
-        return self._report(agent, tool, _Pending(clone, result, call_id, log_size), approved=None)
+        pending = _Pending(clone, result, call_id, log_size, request.conversation)
+        return self._report(agent, tool, pending, approved=None)
 
     async def resume(
         self, agent: BuiltAgent, request: RunRequest, pending: CallReport, *, approve: bool
@@ -147,7 +215,10 @@ class OpenAIAgentsDriver:
         if not isinstance(state_of, _Pending):
             raise ValueError("resume needs a CallReport that is awaiting approval")
         state = state_of.result.to_state()
-        for item in state_of.result.interruptions:
+        if agent.conversations:
+            # as a user resuming later would: the run state as JSON, the session state in its context
+            state = await RunState.from_json(state_of.agent, state.to_json())
+        for item in state.get_interruptions():
             if approve:
                 state.approve(item)
             else:
@@ -158,7 +229,11 @@ class OpenAIAgentsDriver:
             # On resume the SDK lists the tools again (through the router's tool_filter) and
             # refuses an approved call to a tool that is no longer visible.
             return _refusal(pending.tool, exc)
-        resumed = _Pending(state_of.agent, result, state_of.call_id, state_of.log_size)
+        if state_of.conversation is not None and agent.conversations:
+            agent.contexts[state_of.conversation] = (
+                result.context_wrapper.context
+            )  # the resumed run's context
+        resumed = _Pending(state_of.agent, result, state_of.call_id, state_of.log_size, state_of.conversation)
         return self._report(agent, pending.tool, resumed, approved=approve)
 
     def _report(self, built: BuiltAgent, tool: str, run: _Pending, *, approved: bool | None) -> CallReport:
@@ -190,11 +265,11 @@ class OpenAIAgentsDriver:
         return CallReport(tool, "error", output=output, detail="the tool neither ran nor paused")
 
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
-        return await agent.agent.get_all_tools(RunContextWrapper(context=_context(request)))
+        return await agent.agent.get_all_tools(RunContextWrapper(context=agent.context(request)))
 
     def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
         """The router's decision for a run (`outcome`), on a fresh `RunContextWrapper` each time."""
-        return RoutingHook(agent.router.outcome, lambda: RunContextWrapper(context=_context(request)))
+        return RoutingHook(agent.router.outcome, lambda: RunContextWrapper(context=agent.context(request)))
 
     async def validate(self, workdir: Path) -> Path:
         """`python -m schemarouter_openai_agents.validate` with this driver; the artifact goes to
