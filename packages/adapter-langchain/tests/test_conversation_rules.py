@@ -128,6 +128,16 @@ def test_the_thread_is_the_conversation_by_default(
     assert list(run.output[SESSIONS_STATE_KEY]) == ["t-a"]
 
 
+def test_one_conversation_id_on_two_threads_keeps_two_lists(
+    local_visibility: Visibility, local_tools: list[BaseTool]
+) -> None:
+    """The state lives in each thread's graph state: a conversation id never joins two threads."""
+    agent = Agent(LangChainRouter(local_visibility, sessions=SessionLimits()), local_tools)
+    agent.invoke(WEATHER, {"query": WEATHER, "conversation": "c-1"}, "t-a")
+    run = agent.invoke(MONEY, {"query": MONEY, "conversation": "c-1"}, "t-b")
+    assert run.offered[0] == (FIND_TOOLS.name, "convert_currency")
+
+
 def test_a_context_object_names_the_conversation(
     local_visibility: Visibility, local_tools: list[BaseTool]
 ) -> None:

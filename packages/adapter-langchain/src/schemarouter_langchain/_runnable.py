@@ -77,6 +77,11 @@ def routed_model(
     (`fallback_to_messages=True`, without a WARNING); such a request has no principal, so with
     a provider that varies tools by principal, pass the principal in `config["configurable"]`
     on every call, or `fallback_to_messages=False` to hide every tool when it is missing.
+
+    It has no conversation mode: it keeps no run state between calls and runs no tools, so
+    neither a conversation's list nor the find-tools tool has a place here. Keep a
+    `schemarouter.RoutingSession` per conversation yourself (store its `state.to_dict()`), and
+    bind the tools of `session.offer(query).names`.
     """
     router = TurnRouter(
         visibility,
