@@ -181,10 +181,11 @@ def test_a_number_shared_with_a_parameter_description_does_not_route() -> None:
     assert not alone.uncertain
 
 
-def test_argument_text_alone_is_no_evidence_but_still_ranks() -> None:
+def test_argument_text_alone_does_not_route_but_still_ranks() -> None:
     """A request word found only in a parameter's description or enum values names a value the
-    tool takes, not what it does: "weather in Tokyo" over a time-zone converter whose parameter
-    text gives 'Asia/Tokyo' as an example routes nothing and offers nothing."""
+    tool takes more often than what it does: "weather in Tokyo" over a time-zone converter whose
+    parameter text gives 'Asia/Tokyo' as an example routes nothing (with the uncertain outcome
+    off, nothing at all; on, the converter is offered as uncertain)."""
     converter = ToolSpec(
         "convert_time",
         "Convert time between timezones",
@@ -196,8 +197,10 @@ def test_argument_text_alone_is_no_evidence_but_still_ranks() -> None:
         },
     )
     r = SchemaRouter(Catalog.from_specs("time", [converter]))
-    retrieval = r.retrieve("what's the weather in Tokyo", 3)
+    strict = RetrievalAbstentionPolicy(uncertain_tools=0)
+    retrieval = r.retrieve("what's the weather in Tokyo", 3, policy=strict)
     assert retrieval.outcome == "no_route"
+    assert r.retrieve("what's the weather in Tokyo", 3).outcome == "uncertain"
     (ranked,) = retrieval.dropped
     assert ranked.name == "convert_time"
     assert {s.field for s in ranked.signals} == {"param_text"}

@@ -64,12 +64,14 @@ class GateSettings:
     other_field_power: float = 2.0
     """Outside the identifiers, specificity counts this many times: everyday words stuffed into a
     description add up to little."""
-    argument_evidence: float = 0.0
+    argument_evidence: float = 0.3
     """Evidence of a hit on a tool's argument text alone (parameter descriptions and enum values),
     relative to a hit elsewhere outside the identifiers. Argument text says what a parameter
-    holds (`'Asia/Tokyo'`, `'c-100'`), not what the tool does: "weather in Tokyo" must not route
-    a time-zone converter whose parameter description gives `Asia/Tokyo` as an example. Such hits
-    still rank."""
+    holds (`'Asia/Tokyo'`, `'c-100'`) more often than what the tool does: alone, such a hit no
+    longer routes ("weather in Tokyo" routed a time-zone converter whose parameter description
+    gives `Asia/Tokyo` as an example; it is now at most offered as uncertain). Not 0: in BFCL's
+    functions parameter descriptions often carry the purpose (0 cost 4 points of gold tools in
+    its allow-sets). Such hits rank in full."""
     prefix_evidence: float = 0.0
     """Evidence of a prefix match (`dealer` / `dealership`): it helps ranking, but is too loose to route."""
     synonym_evidence: float = 1.0
