@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +111,32 @@ async def test_readme_offline_block_runs_as_written(fixture_catalog: Catalog) ->
             namespace: dict[str, Any] = {"support": support, "query": query}
             await eval(code, namespace)  # the README block, top-level await and all
             assert sorted(namespace["offered"]) == sorted(visibility.allow_set(query).names), query
+
+
+@pytest.mark.slow
+def test_the_conversations_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    """The "Conversations" block, run as a script (top-level await), prints the text block below it."""
+    text = README.read_text(encoding="utf-8")
+    found = re.search(
+        r"```python\n(?P<code>[^`]*?sessions=SessionLimits\(\)[^`]*?)```\n\n```text\n(?P<out>.*?)```",
+        text,
+        re.DOTALL,
+    )
+    assert found, "the README's Conversations example (a python block, then its output) is missing"
+    script = tmp_path / "conversations.py"
+    script.write_text(found["code"], encoding="utf-8")
+    runner = (
+        "import ast, asyncio, sys\n"
+        "code = compile(open(sys.argv[1]).read(), sys.argv[1], 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)\n"
+        "asyncio.run(eval(code, {'__name__': '__main__'}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", runner, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == found["out"]

@@ -3,11 +3,12 @@
 Runs the shared validation (`schemarouter_conformance.driver_evidence`) through this adapter's
 conformance driver: the bundled fixture MCP server over stdio, started with the current
 interpreter, reached through `MCPServerStdio` with a cached tool list and the router as its
-`tool_filter`; the SDK's own `require_approval` and tool guardrails; the offline `ScriptedModel`.
-Writes `./artifacts/external-validation-openai-agents.json` (a `schemarouter.evidence.EvidenceReport`)
-in the current directory. Exits non-zero when recall or unsupported-query rejection is below
-1.0, when any tool body ran, or when an approval or guardrail was not preserved. No hosted
-model, no API key, no network beyond the local subprocess.
+`tool_filter`; the SDK's own `require_approval` (on the destructive tools) and tool guardrails;
+the offline `ScriptedModel`. Writes `./artifacts/external-validation-openai-agents.json` (a
+`schemarouter.evidence.EvidenceReport`) in the current directory. Exits non-zero when recall or
+unsupported-query rejection is below 1.0, when any tool body ran, when an approval or guardrail
+was not preserved, or when an offered schema differs from its source. No hosted model, no API
+key, no network beyond the local subprocesses.
 """
 
 from __future__ import annotations
