@@ -295,13 +295,60 @@ class Counting:
         return self.inner.allow_set(query, principal)
 
 
-def test_the_next_step_of_a_turn_does_not_route_again() -> None:
+def test_every_step_asks_the_provider_and_appends_only_on_a_new_turn() -> None:
+    """A provider that fails, or whose rules changed while a call waited, must be heard on the
+    next step of the same turn too."""
     provider = Counting(visibility())
     s = RoutingSession(provider, conversation_id="c")
-    for _ in range(4):
-        s.offer("send an email to Ada")
-    assert provider.calls == 1
-    s.find_tools("weather")  # find-tools searches
+    for _ in range(3):
+        assert s.offer("send an email to Ada").names == ("send_email",)
+    assert provider.calls == 3
+    assert s.state.turn == 1
+
+
+class Changing:
+    """A provider whose static rules change between steps (as when a rule is set during an approval pause)."""
+
+    def __init__(self) -> None:
+        self.vis = visibility()
+        self.router = self.vis.router
+        self.hidden: set[str] = set()
+        self.fail = False
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        if self.fail:
+            raise RoutingError("the provider is down")
+        return self.vis.allow_set(query, principal)
+
+    def permits(self, route: str) -> bool:
+        return route not in self.hidden and self.vis.permits(route)
+
+
+def test_a_tool_a_rule_now_hides_is_not_offered_on_the_next_step() -> None:
+    provider = Changing()
+    s = RoutingSession(provider, conversation_id="c")
+    s.offer("what's the weather in Lisbon?")
+    assert s.offer("send an email to Ada").names == ("get_weather", "send_email")
+    provider.hidden.add("app:send_email")
+    step = s.offer("send an email to Ada")
+    assert step.names == ("get_weather",)
+    assert "app:send_email" in s.state.routes  # kept in the state: it comes back if the rule goes
+    provider.hidden.clear()
+    assert s.offer("send an email to Ada").names == ("get_weather", "send_email")
+
+
+def test_a_failing_provider_is_heard_on_the_next_step() -> None:
+    provider = Changing()
+    s = RoutingSession(provider, conversation_id="c")
     s.offer("send an email to Ada")
-    assert provider.calls == 2
-    assert s.offer("convert 100 dollars to euros").names == ("send_email", "get_weather", "convert_currency")
+    provider.fail = True
+    with pytest.raises(RoutingError):
+        s.offer("send an email to Ada")
+
+
+def test_visibility_permits_reads_its_static_rules() -> None:
+    ruled = visibility(blocked={"send_email"}, allowed={"send_email", "get_weather"})
+    assert not ruled.permits("app:send_email")
+    assert ruled.permits("app:get_weather")
+    assert not ruled.permits("app:convert_currency")
+    assert not ruled.permits("app:no_such_tool")

@@ -21,8 +21,10 @@ Adapters offer find-tools first (`SessionOffer.tool_names`): one definition that
 at the head of the list keeps the list as offered a growing prefix too.
 
 A turn is one request: a call of `offer` with the request of the previous call is the next model
-step of the same turn (every step of one agent task under one user message), and is not routed
-again. The same message sent again as a new turn is, for the session, the same turn.
+step of the same turn (every step of one agent task under one user message): nothing is
+appended, but the provider is still asked, so that a provider that fails or whose static rules
+now hide a tool is heard on every step (a hidden tool stays in the state and is not offered).
+The same message sent again as a new turn is, for the session, the same turn.
 """
 
 from __future__ import annotations
@@ -114,8 +116,8 @@ class RoutingSession:
 
     `offer(request)` is called for each model step: a request not seen on the previous call
     starts a new turn and is routed; its tools are appended to the conversation's list. A
-    repeated request (the next model step of the same turn) is not routed again, so it also
-    sees what find-tools added. `find_tools(query)` answers the find-tools meta-tool. `state` is
+    repeated request (the next model step of the same turn) appends nothing and sees what
+    find-tools added; static rules (`Visibility.permits`) are checked on every step. `find_tools(query)` answers the find-tools meta-tool. `state` is
     the plain data to save with the framework's run state; pass it back as `state=` to resume.
     Thread-safe.
     """
@@ -143,9 +145,6 @@ class RoutingSession:
         self._principal = principal
         self._limits = limits if limits is not None else SessionLimits()
         self._lock = threading.Lock()
-        self._turn: tuple[str, AllowSet] | None = None
-        """The current turn's request key and allow-set (not saved: a resumed session routes the
-        turn's request once more on its first step)."""
         key = principal_key(principal)
         if state is None:
             if not isinstance(conversation_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -238,13 +237,10 @@ class RoutingSession:
         if not isinstance(request, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"request must be a string, got {type(request).__name__}")
         key = request_key(request)
-        with self._lock:
-            turn = self._turn
-            same_turn = self._state.turn > 0 and key == self._state.turn_request
-        if same_turn and turn is not None and turn[0] == key:
-            allow = turn[1]  # the next model step of this turn: not routed again
-        else:
-            allow = self._provider.allow_set(request, self._principal)
+        # Asked on every step, the next steps of a turn included: a provider that fails now (or
+        # whose rules changed while a call waited for approval) must be heard before anything
+        # is offered. Only a new turn's tools are appended.
+        allow = self._provider.allow_set(request, self._principal)
         with self._lock:
             state = self._revalidated(self._state)
             added: tuple[str, ...] = ()
@@ -256,13 +252,15 @@ class RoutingSession:
                 )
                 state, added, reset = self._append(state, routes)
             self._state = state
-            self._turn = (key, allow)
         return self._offer(state, added, reset, allow)
 
     def _offer(
         self, state: SessionState, added: tuple[str, ...], reset: bool, allow: AllowSet
     ) -> SessionOffer:
-        routes = state.routes
+        permits = getattr(self._provider, "permits", None)
+        # static rules hold at every step: a tool a rule now hides is not offered (it stays in the
+        # state, and comes back if the rule goes)
+        routes = tuple(r for r in state.routes if permits(r)) if callable(permits) else state.routes
         return SessionOffer(
             routes=routes,
             names=tuple(self._catalog[route].name for route in routes),

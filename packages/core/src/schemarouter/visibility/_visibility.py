@@ -166,6 +166,13 @@ class Visibility:
         unmatched = {rule: catalog.unknown(names) for rule, names in given.items() if names}
         return {rule: names for rule, names in unmatched.items() if names}
 
+    def permits(self, route: str) -> bool:
+        """Do the static rules let this tool be shown (not blocked, and allowed when `allowed`
+        is given)? False for a route the catalog does not have. What a `RoutingSession` checks
+        of every tool it keeps, on every step."""
+        cap = self.router.catalog.get(route)
+        return cap is not None and not self._is_blocked(cap.name, route) and self._is_allowed(cap.name, route)
+
     def unmatched_rules(self) -> Mapping[str, tuple[str, ...]]:
         """Names in `blocked`, `allowed` or `always_visible` that match no tool of the current
         catalog, per rule (only rules with such names are listed). Usually a typo: a misspelt
