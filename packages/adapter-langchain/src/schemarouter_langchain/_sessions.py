@@ -36,12 +36,7 @@ from schemarouter.visibility import (
     principal_identity,
 )
 
-__all__ = [
-    "SESSIONS_STATE_KEY",
-    "Conversations",
-    "SessionsState",
-    "merge_sessions",
-]
+__all__ = ["SESSIONS_STATE_KEY", "Conversations", "SessionsState", "merge_sessions", "saved_session"]
 
 SESSIONS_STATE_KEY = "schemarouter_sessions"
 """Graph-state key of the conversations' routing sessions: `{conversation id: SessionState.to_dict()}`."""
@@ -53,17 +48,10 @@ def _progress(state: object) -> tuple[int, int] | None:
     """How far a saved session got: its turn, then its find-tools calls in that turn."""
     if not isinstance(state, Mapping):
         return None
-    turn, calls = (
-        cast("Mapping[str, Any]", state).get("turn"),
-        cast("Mapping[str, Any]", state).get("find_calls"),
-    )
-    if (
-        isinstance(turn, int)
-        and isinstance(calls, int)
-        and not isinstance(turn, bool)
-        and not isinstance(calls, bool)
-    ):
-        return turn, calls
+    saved = cast("Mapping[str, Any]", state)
+    counts = (saved.get("turn"), saved.get("find_calls"))
+    if all(isinstance(n, int) and not isinstance(n, bool) for n in counts):
+        return cast("tuple[int, int]", counts)
     return None
 
 
