@@ -272,7 +272,7 @@ class ConversationTests:
         run = conformance
         plans = {
             "left": (SUPPORTED_CASES[1].query, "convert currency", SUPPORTED_CASES[3].query),
-            "right": (SUPPORTED_CASES[5].query, "translate text", SUPPORTED_CASES[0].query),
+            "right": (SUPPORTED_CASES[5].query, "add numbers", SUPPORTED_CASES[0].query),
         }
         wanted: dict[str, list[frozenset[str]]] = {}
         for plan, (first, search, second) in plans.items():
