@@ -94,7 +94,9 @@ class OpenAIAgentsRouter:
     conversation id fails closed. The session's plain state is kept in the run context
     (`SESSION_KEY`), so it survives `RunState.to_json()` / `from_json()`. Give the agent
     `routing.find_tools` so the model can ask for what it misses, and build it as a
-    `RoutedAgent` to offer tools in the conversation's order.
+    `RoutedAgent` to offer tools in the conversation's order. The router remembers up to
+    `max_contexts` run contexts' decisions and as many conversations' sessions; a forgotten
+    session is rebuilt from the state its context carries.
     """
 
     def __init__(
