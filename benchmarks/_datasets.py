@@ -12,6 +12,7 @@ import json
 import random
 import re
 import string
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +21,7 @@ from schemarouter import Catalog, ToolSpec
 
 __all__ = [
     "DATA",
+    "run_report_cli",
     "BfclEntry",
     "LabelledQuery",
     "MultiToolTally",
@@ -276,3 +278,31 @@ def two_in_one(queries: list[LabelledQuery], count: int = 1000) -> list[Labelled
             out.append(LabelledQuery(f"{first} {item.query.strip()}", waiting.gold + item.gold))
             waiting = None
     return out
+
+
+def run_report_cli(
+    argv: Sequence[str] | None,
+    doc: str | None,
+    modes: Sequence[str],
+    run: Callable[[Split, list[str], int | None], dict[str, Any]],
+    print_report: Callable[[dict[str, Any]], None],
+    limit_help: str,
+) -> int:
+    """The command line the per-mode reports share: `--split`, `--modes`, `--json` (one JSON
+    object, sorted keys, no `seconds`), `--limit`."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", choices=("heldout", "dev"), default="heldout", help="half to report on")
+    parser.add_argument("--modes", nargs="+", choices=modes, default=list(modes), help="modes to run")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (sorted keys, no timings)")
+    parser.add_argument("--limit", type=int, default=None, help=limit_help)
+    args = parser.parse_args(argv)
+    report = run(args.split, [m for m in modes if m in args.modes], args.limit)
+    if args.json:
+        stable = {k: v for k, v in report.items() if k != "seconds"}
+        print(json.dumps(stable, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        print_report(report)
+    return 0

@@ -71,8 +71,6 @@ and no timings, so that two runs before and after a change to the gate can be di
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from collections import Counter, defaultdict
@@ -90,6 +88,7 @@ from _datasets import (
     metatool_catalog,
     metatool_single_tool,
     metatool_task1,
+    run_report_cli,
 )
 from hybrid import false_acceptance_at, versions
 from quality import auroc
@@ -705,22 +704,7 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--split", choices=("heldout", "dev"), default="heldout", help="half to report on")
-    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="modes to run")
-    parser.add_argument("--json", action="store_true", help="print one JSON object (sorted keys, no timings)")
-    parser.add_argument("--limit", type=int, default=None, help="cap each request list, for a quick run")
-    args = parser.parse_args(argv)
-    modes = [m for m in MODES if m in args.modes]
-    report = run(args.split, modes, args.limit)
-    if args.json:
-        stable = {k: v for k, v in report.items() if k != "seconds"}
-        print(json.dumps(stable, indent=2, sort_keys=True, ensure_ascii=False))
-    else:
-        print_report(report)
-    return 0
+    return run_report_cli(argv, __doc__, MODES, run, print_report, "cap each request list, for a quick run")
 
 
 if __name__ == "__main__":

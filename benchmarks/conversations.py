@@ -74,7 +74,6 @@ JSON object with sorted keys and no timings. `--limit N` caps each dataset's con
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -89,7 +88,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _datasets import DATA, Split, in_split, livemcpbench, metatool_catalog, metatool_multi_tool
+from _datasets import (
+    DATA,
+    Split,
+    in_split,
+    livemcpbench,
+    metatool_catalog,
+    metatool_multi_tool,
+    run_report_cli,
+)
 from _datasets import metatool_single_tool as metatool_single
 from hybrid import versions
 
@@ -541,22 +548,7 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--split", choices=("heldout", "dev"), default="heldout", help="half to report on")
-    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="modes to run")
-    parser.add_argument("--json", action="store_true", help="print one JSON object (sorted keys, no timings)")
-    parser.add_argument("--limit", type=int, default=None, help="cap each dataset's conversations")
-    args = parser.parse_args(argv)
-    modes = [m for m in MODES if m in args.modes]
-    report = run(args.split, modes, args.limit)
-    if args.json:
-        stable = {k: v for k, v in report.items() if k != "seconds"}
-        print(json.dumps(stable, indent=2, sort_keys=True, ensure_ascii=False))
-    else:
-        print_report(report)
-    return 0
+    return run_report_cli(argv, __doc__, MODES, run, print_report, "cap each dataset's conversations")
 
 
 if __name__ == "__main__":
