@@ -12,10 +12,15 @@ import schemarouter_conformance
 INTERNAL = {
     "_boundary_tests": {"BoundaryTests"},
     "_conversation_tests": {"ConversationTests"},
+    "_find_tools_tests": {"FindToolsTests"},
     "_expect": {
         "case_where",
+        "conversation_fix",
+        "difference",
         "fail_if",
+        "find_outcome",
         "gated_cases",
+        "in_words",
         "mismatch",
         "not_run",
         "outcome",
@@ -40,6 +45,7 @@ MODULES = (
     "_expect",
     "_visibility_tests",
     "_boundary_tests",
+    "_find_tools_tests",
     "_conversation_tests",
     "errors",
     "suite",

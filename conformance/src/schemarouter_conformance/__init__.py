@@ -46,6 +46,7 @@ if "pytest" in sys.modules:
     sys.modules["pytest"].register_assert_rewrite(
         f"{__name__}._visibility_tests",
         f"{__name__}._boundary_tests",
+        f"{__name__}._find_tools_tests",
         f"{__name__}._conversation_tests",
         f"{__name__}._expect",
     )

@@ -7,20 +7,24 @@ its count, `(x24)`, so the report stays readable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import pytest
 
 from schemarouter import AllowSet
 
-from ._driver import CallReport
+from ._driver import CallReport, FindToolsReport
 from ._harness import ConformanceRun
 from ._scenarios import APPROVAL_CASES, GUARDRAIL_TRIP_VALUE, SUPPORTED_CASES, SupportedCase
 
 __all__ = [
     "case_where",
+    "conversation_fix",
+    "difference",
     "fail_if",
+    "find_outcome",
     "gated_cases",
+    "in_words",
     "mismatch",
     "not_run",
     "outcome",
@@ -64,6 +68,31 @@ def tripping(case: SupportedCase) -> dict[str, object]:
 def outcome(report: CallReport) -> str:
     """A call's outcome for a message: `'ran'`, or `'error' (what went wrong)` when there is a detail."""
     return f"{report.outcome!r} ({report.detail})" if report.detail else repr(report.outcome)
+
+
+def find_outcome(report: FindToolsReport) -> str:
+    """A find-tools call's outcome for a message, as `outcome` words a call's."""
+    return f"{report.outcome!r} ({report.detail})" if report.detail else repr(report.outcome)
+
+
+def in_words(tool: str) -> str:
+    """What a model would ask find-tools for to get `tool`: its name in words."""
+    return tool.replace("_", " ")
+
+
+def difference(offered: Collection[str], expected: Collection[str]) -> str:
+    """`extra [...], missing [...]`: how two lists of tool names differ, as sets."""
+    extra = sorted(set(offered) - set(expected))
+    missing = sorted(set(expected) - set(offered))
+    return f"extra {extra}, missing {missing}"
+
+
+def conversation_fix(how: str) -> str:
+    """The footer of a conversation test's failure: how to fix it, and the mode it runs in."""
+    return (
+        f"Fix: {how}. With `Scenario.conversations` set, build the agent in conversation mode (your "
+        "adapter's `sessions=` argument) and run each request in `RunRequest.conversation`."
+    )
 
 
 def mismatch(query: str | None, offered: list[str], expected: Iterable[str]) -> str:

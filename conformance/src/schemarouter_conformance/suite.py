@@ -27,6 +27,7 @@ from schemarouter import SchemaRouter
 from ._boundary_tests import BoundaryTests
 from ._conversation_tests import ConversationTests
 from ._driver import AdapterDriver, DriverCapabilities
+from ._find_tools_tests import FindToolsTests
 from ._fixture import read_call_log, stdio_command
 from ._guard import GUARD_TEST, STANDARD_TESTS, required_capabilities, weakened_standard_tests
 from ._harness import ConformanceRun, FixtureEndpoint
@@ -47,7 +48,7 @@ def _check_discovery_log(call_log: Path) -> None:
         raise ConformanceSetupError(f"loading the fixture catalog ran tool bodies: {calls}")
 
 
-class AdapterConformanceSuite(VisibilityTests, BoundaryTests, ConversationTests):
+class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, ConversationTests):
     """Base class of an adapter's conformance tests. Configure it with class attributes.
 
     - `driver_factory` (required): a zero-argument callable returning your `AdapterDriver`
