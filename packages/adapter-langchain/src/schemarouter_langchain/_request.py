@@ -4,13 +4,12 @@ message), and in conversation mode which conversation the run belongs to."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, TypeAlias, cast
+from typing import Any, TypeAlias
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from schemarouter import RouteRequest
-from schemarouter.errors import RoutingError
-from schemarouter.visibility import coerce_request, request_in
+from schemarouter.visibility import coerce_request, conversation_in, conversation_via, request_in
 
 __all__ = [
     "ConversationFrom",
@@ -49,46 +48,14 @@ def default_request_from(context: Any) -> RouteRequest | None:
 
 def default_conversation_from(context: Any) -> str | None:
     """The default way to find the conversation id in `agent.invoke(..., context=...)`: a
-    mapping's `"conversation"` key or an object's `conversation` attribute.
+    mapping's `"conversation"` key or an object's `conversation` attribute
+    (`schemarouter.visibility.conversation_in`).
 
     None or an empty string means "no conversation in the context" (the router then takes the
     run's checkpointer `thread_id`, unless `thread_as_conversation=False`). Any other value that
     is not a string raises `TypeError`, and the router fails closed.
     """
-    if context is None or isinstance(context, str | RouteRequest):
-        return None
-    if isinstance(context, Mapping):
-        value: object = cast("Mapping[Any, Any]", context).get("conversation")
-    else:
-        value = getattr(context, "conversation", None)
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"the conversation id must be a string, got {type(value).__name__}")
-    return value
-
-
-def conversation_via(conversation_from: ConversationFrom, context: object, *, default: bool) -> str | None:
-    """The conversation id `conversation_from` finds in a run's `context` (None: it names none).
-
-    Raises `RoutingError` saying what failed: the context (when `default`, the documented reader),
-    the user's `conversation_from` raising, or what it returned. The router fails closed on it.
-    """
-    try:
-        found: object = conversation_from(context)
-    except Exception as exc:
-        if default and isinstance(exc, TypeError):
-            raise RoutingError(f"unusable conversation id in runtime.context: {exc}") from exc
-        where = "reading the conversation id from runtime.context" if default else "conversation_from"
-        raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
-    if found is None or found == "":
-        return None
-    if not isinstance(found, str):
-        kind = type(found).__name__
-        raise RoutingError(
-            f"conversation_from returned an unusable conversation id: expected a string, got {kind}"
-        )
-    return found
+    return conversation_in(context)
 
 
 def last_human_text(messages: Sequence[Any]) -> str | None:

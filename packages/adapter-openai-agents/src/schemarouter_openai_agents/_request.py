@@ -3,11 +3,11 @@ conversation mode, which conversation the run belongs to."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
-from typing import Any, TypeAlias, cast
+from collections.abc import Callable, Hashable
+from typing import Any, TypeAlias
 
-from schemarouter import RouteRequest, RoutingError
-from schemarouter.visibility import coerce_request, request_in
+from schemarouter import RouteRequest
+from schemarouter.visibility import coerce_request, conversation_in, conversation_via, request_in
 
 __all__ = [
     "ConversationFrom",
@@ -41,41 +41,9 @@ def default_request_from(context: Any) -> RouteRequest | None:
 
 def default_conversation_from(context: Any) -> str | None:
     """The default way to find the conversation id in the run context: a mapping's
-    `"conversation"` key or an object's `conversation` attribute.
-
-    None (or an empty string) means "no conversation": in conversation mode routed tools stay
-    hidden. Any other value that is not a string raises `TypeError` (the router fails closed).
+    `"conversation"` key or an object's `conversation` attribute (`schemarouter.visibility.
+    conversation_in`). None (or an empty string) means "no conversation": in conversation mode
+    routed tools stay hidden. Any other value that is not a string raises `TypeError` (the router
+    fails closed).
     """
-    if context is None or isinstance(context, str):
-        return None
-    if isinstance(context, Mapping):
-        value: object = cast("Mapping[Any, Any]", context).get("conversation")
-    else:
-        value = getattr(context, "conversation", None)
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"the conversation id must be a string, got {type(value).__name__}")
-    return value
-
-
-def conversation_via(conversation_from: ConversationFrom, context: object, *, default: bool) -> str | None:
-    """The conversation id `conversation_from` finds in a run's `context`.
-
-    Raises `RoutingError` saying what failed (the context when `default`, else the user's
-    callable raising or returning something other than a string or None).
-    """
-    try:
-        found: object = conversation_from(context)
-    except Exception as exc:
-        if default and isinstance(exc, TypeError):
-            raise RoutingError(f"unusable conversation id in the run context: {exc}") from exc
-        where = "reading the conversation id from the run context" if default else "conversation_from"
-        raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
-    if found is None or found == "":
-        return None
-    if not isinstance(found, str):
-        raise RoutingError(
-            f"conversation_from returned an unusable conversation id: expected a string, got {type(found).__name__}"
-        )
-    return found
+    return conversation_in(context)

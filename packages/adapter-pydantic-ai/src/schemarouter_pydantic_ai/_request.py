@@ -9,13 +9,13 @@ caller passes again on resume.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
-from typing import Any, TypeAlias, cast
+from collections.abc import Callable, Hashable
+from typing import Any, TypeAlias
 
 from pydantic_ai import RunContext
 
 from schemarouter import RouteRequest
-from schemarouter.visibility import coerce_request, request_in
+from schemarouter.visibility import coerce_request, conversation_in, request_in
 
 from .errors import AdapterSetupError
 
@@ -76,7 +76,8 @@ def default_conversation_from(ctx: RunContext[Any]) -> str | None:
     """The documented default: the conversation id in `ctx.deps`, read like the request.
 
     - a mapping gives `deps.get("conversation")`;
-    - any other object gives its `conversation` attribute (`ConversationDeps` has one).
+    - any other object gives its `conversation` attribute (`ConversationDeps` has one)
+    (`schemarouter.visibility.conversation_in`).
 
     None, a missing one or an empty string is no conversation (routed tools stay hidden). A
     conversation id that is not a string raises `TypeError`: routing fails closed the same way.
@@ -84,18 +85,7 @@ def default_conversation_from(ctx: RunContext[Any]) -> str | None:
     without one gets a fresh id), so a forgotten id would silently start a new list on every
     run. Pass `conversation_from=lambda ctx: ctx.conversation_id` to use it anyway.
     """
-    deps: object = ctx.deps
-    if deps is None or isinstance(deps, str | RouteRequest):
-        return None
-    if isinstance(deps, Mapping):
-        value: object = cast("Mapping[Any, Any]", deps).get("conversation")
-    else:
-        value = getattr(deps, "conversation", None)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"the conversation id must be a string, got {type(value).__name__}")
-    return value or None
+    return conversation_in(ctx.deps)
 
 
 def normalize_conversation(value: object) -> str | None:

@@ -2,7 +2,8 @@
 
 Owns `Visibility` (request + principal -> `AllowSet`, with static rules), `RoutingConfig` (one
 routing configuration for every adapter), and what adapters share: finding the request in a
-run context (`RouteRequest`, `request_in`, `request_via`), checking live tools against the
+run context (`RouteRequest`, `request_in`, `request_via`, and in conversation mode
+`conversation_in`, `conversation_via`), checking live tools against the
 catalog (`ContractChecks`) and principal identity.
 
 `DecisionReason` says why one tool is visible or hidden (`ToolDecision.reason`).
@@ -22,7 +23,7 @@ from ._allow_set import AllowSet, AllowSetProvider, DecisionReason, ToolDecision
 from ._config import RoutingConfig
 from ._contracts import ContractChecks
 from ._find_tools import FIND_TOOLS, FindToolsResult, FindToolsSpec, FoundTool
-from ._request import RouteRequest, coerce_request, request_in, request_via
+from ._request import RouteRequest, coerce_request, conversation_in, conversation_via, request_in, request_via
 from ._session import RoutingSession, SessionLimits, SessionOffer
 from ._session_state import SessionState
 from ._visibility import Visibility
@@ -45,6 +46,8 @@ __all__ = [
     "ToolDecision",
     "Visibility",
     "coerce_request",
+    "conversation_in",
+    "conversation_via",
     "principal_identity",
     "request_in",
     "request_via",

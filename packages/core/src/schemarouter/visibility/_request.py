@@ -1,4 +1,5 @@
-"""What routing needs from a run: the request text and, optionally, who is asking.
+"""What routing needs from a run: the request text, optionally who is asking and, in
+conversation mode, which conversation the run belongs to.
 
 Adapters find it in their framework's per-run context; these helpers are the shared,
 framework-free part of that.
@@ -12,7 +13,14 @@ from typing import Any, cast
 
 from ..errors import RoutingError
 
-__all__ = ["RouteRequest", "coerce_request", "request_in", "request_via"]
+__all__ = [
+    "RouteRequest",
+    "coerce_request",
+    "conversation_in",
+    "conversation_via",
+    "request_in",
+    "request_via",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,3 +100,48 @@ def request_via(
         return coerce_request(found)
     except TypeError as exc:
         raise RoutingError(f"request_from returned an unusable request: {exc}") from exc
+
+
+def conversation_in(context: object) -> str | None:
+    """The conversation id carried by a run context: a mapping's `"conversation"` key or an
+    object's `conversation` attribute; None (or an empty string) is "no conversation".
+
+    Any other value that is not a string raises `TypeError`, so that an adapter fails closed
+    instead of guessing which conversation's tools to show.
+    """
+    if context is None or isinstance(context, str):
+        return None
+    if isinstance(context, Mapping):
+        value: object = cast("Mapping[Any, Any]", context).get("conversation")
+    else:
+        value = getattr(context, "conversation", None)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"the conversation id must be a string, got {type(value).__name__}")
+    return value
+
+
+def conversation_via(
+    conversation_from: Callable[[Any], object], context: object, *, default: bool
+) -> str | None:
+    """The conversation id `conversation_from` finds in a run's `context` (None for none).
+
+    Raises `RoutingError` saying what failed, as `request_via` does: the context (when `default`,
+    i.e. `conversation_from` is the adapter's documented reader), the user's callable raising,
+    or it returning something other than a string or None. Adapters fail closed on it.
+    """
+    try:
+        found: object = conversation_from(context)
+    except Exception as exc:
+        if default and isinstance(exc, TypeError):
+            raise RoutingError(f"unusable conversation id in the run context: {exc}") from exc
+        where = "reading the conversation id from the run context" if default else "conversation_from"
+        raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
+    if found is None or found == "":
+        return None
+    if not isinstance(found, str):
+        raise RoutingError(
+            f"conversation_from returned an unusable conversation id: expected a string, got {type(found).__name__}"
+        )
+    return found
