@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import pytest
 
 from schemarouter import RouteRequest, RoutingError
-from schemarouter.visibility import coerce_request, request_in, request_via
+from schemarouter.visibility import coerce_request, conversation_in, conversation_via, request_in, request_via
 
 
 @dataclass
@@ -63,3 +63,35 @@ def test_request_via_says_what_failed() -> None:
         request_via(broken, {}, default=False)
     with pytest.raises(RoutingError, match="request_from returned an unusable request"):
         request_via(lambda context: 42, {}, default=False)
+
+
+@pytest.mark.parametrize(
+    ("context", "expected"),
+    [
+        ({"query": "q", "conversation": "c-1"}, "c-1"),
+        ({"query": "q"}, None),
+        ({"conversation": ""}, None),
+        (None, None),
+        ("a plain request", None),
+        (RouteRequest("q"), None),
+    ],
+)
+def test_conversation_in_reads_a_mapping_or_an_attribute(context: object, expected: str | None) -> None:
+    assert conversation_in(context) == expected
+
+    class Holder:
+        conversation = "c-2"
+
+    assert conversation_in(Holder()) == "c-2"
+
+
+def test_a_conversation_id_that_is_no_string_fails_closed() -> None:
+    with pytest.raises(TypeError, match="must be a string"):
+        conversation_in({"conversation": 7})
+    with pytest.raises(RoutingError, match="unusable conversation id"):
+        conversation_via(conversation_in, {"conversation": 7}, default=True)
+    with pytest.raises(RoutingError, match="conversation_from returned"):
+        conversation_via(lambda _: 7, {}, default=False)
+    with pytest.raises(RoutingError, match="conversation_from raised"):
+        conversation_via(lambda _: 1 / 0, {}, default=False)
+    assert conversation_via(conversation_in, {"conversation": "c"}, default=True) == "c"
