@@ -92,7 +92,11 @@ def test_an_ambiguous_word_is_not_corrected() -> None:
     index = LexicalIndex(Catalog.from_specs("demo", specs))
     assert not index.analyzer.query_terms("zorbqx")[0].matches
     fewer = LexicalIndex(Catalog.from_specs("demo", specs[:3]))
-    assert sorted(m.term for m in fewer.analyzer.query_terms("zorbqx")[0].matches) == ["zorbax", "zorbex", "zorbix"]
+    assert sorted(m.term for m in fewer.analyzer.query_terms("zorbqx")[0].matches) == [
+        "zorbax",
+        "zorbex",
+        "zorbix",
+    ]
 
 
 def test_neighbours_are_exactly_the_catalog_words_one_edit_away() -> None:
@@ -137,7 +141,10 @@ def test_the_corrected_request_is_what_hybrid_mode_encodes() -> None:
             return np.ones((len(texts), 2), dtype=np.float32)
 
     router = SchemaRouter(Catalog.from_specs("demo", TOOLS))
-    assert router.index.analyzer.corrected_text("Wheather in Oslo, then an emial") == "weather in Oslo, then an email"
+    assert (
+        router.index.analyzer.corrected_text("Wheather in Oslo, then an emial")
+        == "weather in Oslo, then an email"
+    )
     assert router.index.analyzer.corrected_text("weather in Oslo") == "weather in Oslo"
     encoder = Recording()
     hybrid = router.with_semantic(encoder)
