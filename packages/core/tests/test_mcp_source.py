@@ -109,3 +109,11 @@ def test_a_source_repr_leaves_out_its_environment_and_headers() -> None:
     assert "sk-secret-1" not in repr(stdio)
     assert "tok-secret-2" not in repr(http)
     assert "my-server" in repr(stdio)  # the rest of the source still shows
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[::1", "ftp://example.org/mcp", "http://:80/", "http://127.0.0.1:99999/mcp", "not a url"]
+)
+def test_an_unusable_url_is_a_user_error(url: str) -> None:
+    with pytest.raises(UserError, match="URL"):
+        McpSource.http(url)

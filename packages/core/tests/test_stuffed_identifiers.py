@@ -71,3 +71,16 @@ def test_in_hybrid_mode_the_honest_tool_ranks_first(request_text: str, honest: s
     assert allow.names[0] == honest
     stuffed = {spec.name for spec in STUFFED}
     assert all(d.detail != "hybrid_agree" for d in allow.decisions if d.name in stuffed)
+
+
+def test_a_name_past_the_character_bound_is_skipped_with_its_reason() -> None:
+    from schemarouter import CatalogLimits
+
+    long_name = "_".join(["weather", "news", "stock", "music"] * 6)  # 149 characters
+    catalog = Catalog.from_specs("app", [*HONEST, ToolSpec(long_name, "A helpful assistant.")])
+    (skipped,) = catalog.skipped
+    assert skipped.reason == "name_too_long"
+    assert "128" in skipped.detail
+    assert len(catalog) == len(HONEST)
+    roomy = Catalog.from_specs("app", [ToolSpec(long_name, "x")], CatalogLimits(max_name_chars=150))
+    assert len(roomy) == 1

@@ -31,6 +31,7 @@ SkipReason = Literal[
     "tool_limit",
     "invalid_description",
     "invalid_definition",
+    "name_too_long",
 ]
 """Why a tool was skipped: `empty_name` (no name), `duplicate_name` (an earlier tool of the source
 has it), `invalid_schema` (a schema that is not a valid JSON Schema object with root type
@@ -38,7 +39,8 @@ has it), `invalid_schema` (a schema that is not a valid JSON Schema object with 
 `description_too_large` (a description or title over `CatalogLimits.max_description_bytes`),
 `tool_limit` (the source already gave `CatalogLimits.max_tools` tools), `invalid_description`
 (not a string), `invalid_definition` (not a tool definition of a recognised shape, or not plain
-JSON data: nested too deeply to read, or holding NaN)."""
+JSON data: nested too deeply to read, or holding NaN), `name_too_long` (a name over
+`CatalogLimits.max_name_chars`)."""
 
 CutReason = Literal["page_limit", "tool_limit"]
 """Why a source's listing was not read to its end (see `ListingCut`)."""
@@ -67,6 +69,11 @@ class CatalogLimits:
     longest seen (about 4,000 tokens of English) while bounding what one tool can cost. A title
     is a display name and needs no bound of its own: it gets the same one rather than a second
     knob."""
+    max_name_chars: int = 128
+    """Characters of a tool's name at most; a tool over it is skipped as `name_too_long`. The MCP
+    specification asks for names of 1 to 128 characters; the longest in the development data
+    has 64 (BFCL). A name is an identifier the gate trusts as naming the tool: an unbounded one
+    is room for keyword stuffing (and its words past 12 count as description words anyway)."""
     max_pages: int = 100
     """MCP `tools/list` pages followed at most (pagination)."""
     max_listing_bytes: int = 32 * 1024 * 1024
@@ -85,6 +92,7 @@ class CatalogLimits:
             "max_tools",
             "max_schema_bytes",
             "max_description_bytes",
+            "max_name_chars",
             "max_pages",
             "max_listing_bytes",
         ):
@@ -259,6 +267,9 @@ def _validate(
         return SkippedTool(source, str(spec.name or ""), "empty_name", "tool has no name")
     if ROUTE_SEPARATOR in name:
         return SkippedTool(source, name, "invalid_schema", f"tool name contains {ROUTE_SEPARATOR!r}")
+    if check_schemas and len(name) > limits.max_name_chars:
+        detail = f"name has {len(name)} characters, over the limit of {limits.max_name_chars} (CatalogLimits.max_name_chars)"
+        return SkippedTool(source, name[: limits.max_name_chars] + "...", "name_too_long", detail)
     if spec.description is not None and not isinstance(spec.description, str):
         return SkippedTool(source, name, "invalid_description", "description is not a string")
     title = spec.title if isinstance(spec.title, str) else None

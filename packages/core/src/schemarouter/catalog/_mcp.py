@@ -110,6 +110,18 @@ async def _closing(
         yield streams
 
 
+def _check_url(url: object) -> None:
+    if not isinstance(url, str):
+        raise UserError(f"the MCP server URL must be a string, got {type(url).__name__}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parses the port, which raises for an invalid one
+    except ValueError as exc:
+        raise UserError(f"not a usable URL: {url!r} ({exc})") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"not an http(s) URL with a host: {url!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class McpSource:
     """One MCP server, reached over stdio (a command) or streamable HTTP (a URL).
@@ -194,7 +206,9 @@ class McpSource:
         timeout: float = _DEFAULT_TIMEOUT,
     ) -> McpSource:
         """The server at `url` (streamable HTTP), with `headers` on every request. `name`
-        defaults to the URL's host name."""
+        defaults to the URL's host name. A URL that is not an http(s) URL with a host, or that
+        cannot be parsed (`http://[::1`), is a `UserError`."""
+        _check_url(url)
         return cls(
             name=name or http_source_name(url),
             transport="http",
