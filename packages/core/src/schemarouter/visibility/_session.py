@@ -117,9 +117,9 @@ class RoutingSession:
     `offer(request)` is called for each model step: a request not seen on the previous call
     starts a new turn and is routed; its tools are appended to the conversation's list. A
     repeated request (the next model step of the same turn) appends nothing and sees what
-    find-tools added; static rules (`Visibility.permits`) are checked on every step. `find_tools(query)` answers the find-tools meta-tool. `state` is
-    the plain data to save with the framework's run state; pass it back as `state=` to resume.
-    Thread-safe.
+    find-tools added; static rules (`Visibility.permits`) are checked on every step.
+    `find_tools(query)` answers the find-tools meta-tool. `state` is the plain data to save with
+    the framework's run state; pass it back as `state=` to resume. Thread-safe.
     """
 
     def __init__(
