@@ -69,7 +69,7 @@ RUN_ELSEWHERE: dict[tuple[str, str], str] = {
     ("packages/adapter-openai-agents/README.md", "async def build_support_agent("): (
         "packages/adapter-openai-agents/tests/test_readme_example.py"
     ),
-    ("packages/adapter-openai-agents/README.md", "model = ScriptedModel("): (
+    ("packages/adapter-openai-agents/README.md", 'model = ScriptedModel([[assistant_message("done")]])'): (
         "packages/adapter-openai-agents/tests/test_readme_example.py"
     ),
     ("packages/adapter-pydantic-ai/README.md", "asyncio.run(main())"): (
