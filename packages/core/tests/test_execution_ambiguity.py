@@ -6,6 +6,7 @@ on `schemarouter.execution`."""
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,11 @@ from schemarouter import (
     PolicyViolationError,
     RefusalReason,
     SchemaRouter,
+    Visibility,
     ainvoke_selective,
     execute_selective_plan,
 )
+from schemarouter.cli import main
 from schemarouter_conformance import read_call_log, stdio_command
 
 GET = PlanRequest("get_customer c-100", {"customer_id": "c-100"})
@@ -51,6 +54,9 @@ async def test_a_tie_between_two_servers_is_refused_then_settled_by_the_route_or
     tied = [c for c in retrieval.candidates if c.name == "get_customer"]
     assert [c.route for c in tied] == ["backup:get_customer", "crm:get_customer"]
     assert tied[0].score == tied[1].score
+    # The allow-set shows the tie: one name, two sources.
+    shown = Visibility(router, k=5).allow_set(GET.query)
+    assert ("backup:get_customer", "crm:get_customer") in shown.shared_names
     for attempt in (lambda: ainvoke_selective(router, GET, k=5), lambda: router.ainvoke(GET)):
         with pytest.raises(PolicyViolationError) as info:
             await attempt()
@@ -194,3 +200,26 @@ def test_shared_bare_patterns_lists_the_sources() -> None:
         "delete_*": ("crm", "shadow"),
         "delete_customer": ("crm", "shadow"),
     }
+
+
+def test_route_shows_one_tool_name_from_two_sources(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`schemarouter route` names the routes that share a tool name, in text and in JSON; a name
+    only one source offers is not listed."""
+    tool = {"name": "get_customer", "description": "Look up a customer record by id."}
+    other = {"name": "get_invoice", "description": "Look up an invoice of a customer by id."}
+    files = []
+    for name, tools in (("crm", [tool, other]), ("backup", [tool])):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(tools), encoding="utf-8")
+        files += ["--tools", str(path)]
+    assert main(["route", "--json", *files, "look up customer by id"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert "crm:get_invoice" in shown["routes"]
+    assert shown["shared_names"] == [["backup:get_customer", "crm:get_customer"]]
+    assert main(["route", *files, "look up customer by id"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "one tool name from 2 sources: backup:get_customer, crm:get_customer" in out
+    assert main(["route", files[0], files[1], "look up customer by id"]) == 0
+    assert "one tool name" not in capsys.readouterr().out

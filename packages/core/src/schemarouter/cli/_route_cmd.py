@@ -72,6 +72,7 @@ def route_to_json(
         "reason": allow.reason,
         "names": list(allow.names),
         "routes": list(allow.routes),
+        "shared_names": [list(group) for group in allow.shared_names],
         "decisions": [
             {"route": d.route, "visible": d.visible, "reason": d.reason, "detail": d.detail, "score": d.score}
             for d in allow.decisions
@@ -177,6 +178,12 @@ async def run(args: argparse.Namespace) -> int:
         f"catalog {allow.catalog_version[:12]}; "
         f"mode {mode_text(router)}"
     )
+    for group in allow.shared_names:
+        stdout.print(
+            f"[yellow]one tool name from {len(group)} sources:[/] {escape(printable(', '.join(group)))} "
+            "(the model cannot tell them apart by name; execution refuses to pick one unless the route is named)",
+            markup=True,
+        )
     if not len(router.catalog):
         stdout.print("[yellow]the catalog is empty: no tool can be routed[/]", markup=True)
     if unweighed:

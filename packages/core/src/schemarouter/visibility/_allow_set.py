@@ -148,6 +148,19 @@ class AllowSet:
         return "uncertain" if self.reason == "weak_evidence" else "route"
 
     @property
+    def shared_names(self) -> tuple[tuple[str, ...], ...]:
+        """Visible routes that give the model the same tool name from different sources, one
+        group per name, in allow-set order (empty when every visible name is unique).
+
+        A model cannot tell such tools apart by name, and execution does not settle a tie
+        between sources by route order: planning refuses it as `ambiguous_route` unless the
+        route is named (see docs/execution.md)."""
+        by_name: dict[str, list[str]] = {}
+        for name, route in zip(self.names, self.routes, strict=True):
+            by_name.setdefault(name, []).append(route)
+        return tuple(tuple(routes) for routes in by_name.values() if len(routes) > 1)
+
+    @property
     def routed(self) -> tuple[str, ...]:
         """Names visible because retrieval routed them (not static rules)."""
         return tuple(d.name for d in self.decisions if d.visible and d.reason == "routed")
