@@ -71,7 +71,7 @@ class GateSettings:
     longer routes ("weather in Tokyo" routed a time-zone converter whose parameter description
     gives `Asia/Tokyo` as an example; it is now at most offered as uncertain). Not 0: in BFCL's
     functions parameter descriptions often carry the purpose (0 cost 4 points of gold tools in
-    its allow-sets). Such hits rank in full."""
+    its allow-sets). Such hits rank in full in lexical mode; hybrid fusion reads this evidence."""
     prefix_evidence: float = 0.0
     """Evidence of a prefix match (`dealer` / `dealership`): it helps ranking, but is too loose to route."""
     synonym_evidence: float = 1.0
