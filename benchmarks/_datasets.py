@@ -284,12 +284,14 @@ def run_report_cli(
     argv: Sequence[str] | None,
     doc: str | None,
     modes: Sequence[str],
-    run: Callable[[Split, list[str], int | None], dict[str, Any]],
+    run: Callable[..., dict[str, Any]],
     print_report: Callable[[dict[str, Any]], None],
     limit_help: str,
+    runner_ups: bool = False,
 ) -> int:
     """The command line the per-mode reports share: `--split`, `--modes`, `--json` (one JSON
-    object, sorted keys, no `seconds`), `--limit`."""
+    object, sorted keys, no `seconds`), `--limit`; with `runner_ups`, `--runner-ups N` too
+    (passed on to `run` as `runner_ups`)."""
     import argparse
     import json
 
@@ -298,8 +300,16 @@ def run_report_cli(
     parser.add_argument("--modes", nargs="+", choices=modes, default=list(modes), help="modes to run")
     parser.add_argument("--json", action="store_true", help="print one JSON object (sorted keys, no timings)")
     parser.add_argument("--limit", type=int, default=None, help=limit_help)
+    if runner_ups:
+        parser.add_argument(
+            "--runner-ups",
+            type=int,
+            default=0,
+            help="RetrievalAbstentionPolicy.runner_ups for every router (default 0, the library's default)",
+        )
     args = parser.parse_args(argv)
-    report = run(args.split, [m for m in modes if m in args.modes], args.limit)
+    extra = {"runner_ups": args.runner_ups} if runner_ups else {}
+    report = run(args.split, [m for m in modes if m in args.modes], args.limit, **extra)
     if args.json:
         stable = {k: v for k, v in report.items() if k != "seconds"}
         print(json.dumps(stable, indent=2, sort_keys=True, ensure_ascii=False))

@@ -99,7 +99,7 @@ from schemarouter.analysis._segment import MIN_PART, segment
 from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._text import text_tokens
 from schemarouter.catalog import Capability
-from schemarouter.retrieval import Candidate, WordLlamaEncoder
+from schemarouter.retrieval import Candidate, RetrievalAbstentionPolicy, WordLlamaEncoder
 from schemarouter.retrieval._gate import GateSettings, gate
 
 MODES = ("lexical", "hybrid")
@@ -147,7 +147,8 @@ class Outcome:
     consistent: bool
     verdict: str = "no_route"
     """The allow-set's outcome: `route`, `uncertain` (the best few with weak evidence) or `no_route`."""
-    """The allow-set holds exactly the tools `retrieve` keeps."""
+    shown: int = 0
+    """Tools in the allow-set (what the model is shown, and pays for in its prompt)."""
 
 
 # -- wording ------------------------------------------------------------------------------------
@@ -271,9 +272,15 @@ def build_cases(split: Split, limit: int | None) -> tuple[dict[str, Catalog], li
 class Routers:
     """One router and one `Visibility` per (mode, catalog), built on first use."""
 
-    def __init__(self, catalogs: Mapping[str, Catalog], encoder: TextEncoder | None) -> None:
+    def __init__(
+        self,
+        catalogs: Mapping[str, Catalog],
+        encoder: TextEncoder | None,
+        policy: RetrievalAbstentionPolicy | None = None,
+    ) -> None:
         self._catalogs = catalogs
         self._encoder = encoder
+        self.policy = policy
         self._built: dict[tuple[str, str], tuple[SchemaRouter, Visibility]] = {}
 
     def get(self, mode: str, key: str) -> tuple[SchemaRouter, Visibility]:
@@ -284,7 +291,7 @@ class Routers:
                 if self._encoder is None:
                     raise RuntimeError("hybrid mode needs an encoder")
                 router = router.with_semantic(self._encoder)
-            built = (router, Visibility(router, k=DEFAULT_K))
+            built = (router, Visibility(router, k=DEFAULT_K, abstention=self.policy))
             self._built[(mode, key)] = built
         return built
 
@@ -334,7 +341,7 @@ def _cause(retrieval: Retrieval, reasons: Mapping[str, str]) -> str:
 
 
 def judge(router: SchemaRouter, visibility: Visibility, case: Case) -> Outcome:
-    retrieval = router.retrieve(case.query, DEFAULT_K, explain=False)
+    retrieval = router.retrieve(case.query, DEFAULT_K, policy=visibility.abstention, explain=False)
     allowed = visibility.allow_set(case.query)
     scored: list[Candidate] = [*retrieval.candidates, *retrieval.uncertain, *retrieval.dropped]
     confidence = max((c.score for c in scored), default=0.0)
@@ -359,6 +366,7 @@ def judge(router: SchemaRouter, visibility: Visibility, case: Case) -> Outcome:
         confidence=confidence,
         consistent=consistent,
         verdict=allowed.outcome,
+        shown=len(allowed.names),
     )
 
 
@@ -383,6 +391,7 @@ def _refusals(pairs: Sequence[tuple[Case, Outcome]]) -> dict[str, Any]:
         "refused_share": _share(refused, n),
         "details": dict(Counter(o.detail for _, o in pairs if o.cause)),
         "verdicts": _verdicts(pairs),
+        "mean_shown": round(sum(o.shown for _, o in pairs) / n, 3) if n else 0.0,
     }
     for cause in CAUSES:
         out[cause] = causes[cause]
@@ -409,6 +418,7 @@ def _acceptance(pairs: Sequence[tuple[Case, Outcome]]) -> dict[str, Any]:
         "accepted": accepted,
         "accepted_share": _share(accepted, len(pairs)),
         "verdicts": _verdicts(pairs),
+        "mean_shown": round(sum(o.shown for _, o in pairs) / len(pairs), 3) if pairs else 0.0,
     }
 
 
@@ -472,10 +482,11 @@ def most_refused(outcomes: Mapping[str, Sequence[tuple[Case, Outcome]]]) -> list
     ]
 
 
-def run(split: Split, modes: Sequence[str], limit: int | None) -> dict[str, Any]:
+def run(split: Split, modes: Sequence[str], limit: int | None, runner_ups: int = 0) -> dict[str, Any]:
     catalogs, cases = build_cases(split, limit)
     encoder: TextEncoder | None = WordLlamaEncoder().load() if "hybrid" in modes else None
-    routers = Routers(catalogs, encoder)
+    policy = RetrievalAbstentionPolicy(runner_ups=runner_ups) if runner_ups else None
+    routers = Routers(catalogs, encoder, policy)
     sizes: dict[str, Any] = {}
     for group in GROUPS:
         mine = [c for c in cases if c.group == group]
@@ -496,6 +507,7 @@ def run(split: Split, modes: Sequence[str], limit: int | None) -> dict[str, Any]
         "k": DEFAULT_K,
         "limit": limit,
         "plain_min_specificity": PLAIN_MIN_SPECIFICITY,
+        "runner_ups": runner_ups,
         "versions": versions(),
         "encoder": encoder.name if encoder is not None else None,
         "sizes": sizes,
@@ -556,9 +568,8 @@ GROUP_TITLES = {
 
 def print_report(report: dict[str, Any]) -> None:
     modes: list[str] = list(report["modes"])
-    print(
-        f"SchemaRouter abstention, default settings (k={report['k']}, no min_score) - {report['split']} half"
-    )
+    settings = "default settings" if not report.get("runner_ups") else f"runner_ups={report['runner_ups']}"
+    print(f"SchemaRouter abstention, {settings} (k={report['k']}, no min_score) - {report['split']} half")
     print("versions: " + ", ".join(f"{k} {v}" for k, v in report["versions"].items()))
     if report["encoder"]:
         print(f"encoder: {report['encoder']}")
@@ -607,6 +618,7 @@ def print_report(report: dict[str, Any]) -> None:
         "(b) gate",
         "of (b) not ranked",
         "(c) k",
+        "tools shown",
     ]
     rows: list[list[str]] = []
     for group in GROUPS:
@@ -626,6 +638,7 @@ def print_report(report: dict[str, Any]) -> None:
                         _count(r["gate"], r["gate_share"]),
                         str(r["gate_not_ranked"]),
                         _count(r["k"], r["k_share"]),
+                        f"{r['mean_shown']:.2f}",
                     ]
                 )
     _table(head, rows)
@@ -704,7 +717,9 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_report_cli(argv, __doc__, MODES, run, print_report, "cap each request list, for a quick run")
+    return run_report_cli(
+        argv, __doc__, MODES, run, print_report, "cap each request list, for a quick run", runner_ups=True
+    )
 
 
 if __name__ == "__main__":

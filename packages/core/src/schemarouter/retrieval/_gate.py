@@ -17,7 +17,7 @@ fields, and a request that needs no tool tends to be weak on one of the two.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -40,6 +40,8 @@ __all__ = [
     "kept_docs",
     "no_route_reason",
     "rank_for_gate",
+    "runner_up_count",
+    "runner_up_verdicts",
     "uncertain_count",
     "uncertain_verdicts",
     "unrouted_reason",
@@ -91,6 +93,10 @@ class GateSettings:
     a word hitting its name or title counts whatever its specificity. "Search", "song",
     "weather" reach it; "write", "help", "find" do not, so that a description stuffed with
     everyday words is never offered."""
+    runner_up_share: float = 0.5
+    """A runner-up (see `RetrievalAbstentionPolicy.runner_ups`) needs a routing score of at least
+    this share of the best routed tool's: a description that merely lists a request's topic
+    among many others scores far below the tool the request names."""
     min_depth: int = 32
     """Ranked tools examined at least (more when k is large)."""
     reported_dropped: int = 10
@@ -114,6 +120,15 @@ DEFAULT_GATE = GateSettings()
 def uncertain_count(policy: RetrievalAbstentionPolicy | None) -> int:
     """How many tools an uncertain outcome offers under `policy` (the default policy's without one)."""
     return (policy if policy is not None else DEFAULT_ABSTENTION).uncertain_tools
+
+
+def runner_up_count(policy: RetrievalAbstentionPolicy | None, k: int, confident: int) -> int:
+    """How many weak-evidence tools may follow `confident` confidently routed ones under
+    `policy` and `k` (none when nothing is routed: that is the uncertain outcome's case)."""
+    if confident <= 0:
+        return 0
+    ups = (policy if policy is not None else DEFAULT_ABSTENTION).runner_ups
+    return max(0, min(ups, k - confident))
 
 
 def _floors(settings: GateSettings, policy: RetrievalAbstentionPolicy | None) -> tuple[float, float, float]:
@@ -366,6 +381,7 @@ def uncertain_verdicts(
     count: int,
     settings: GateSettings = DEFAULT_GATE,
     hidden: Mapping[int, str] | None = None,
+    skip: Collection[int] = (),
 ) -> list[Verdict]:
     """For a ranking the gate keeps nothing of: the best `count` ranked tools with weak evidence,
     none hidden by a static rule, as `uncertain` verdicts in rank order (the `uncertain` outcome).
@@ -374,13 +390,14 @@ def uncertain_verdicts(
     for `get_current_time`, though "time" is everyday English), or a word at least
     `settings.uncertain_specificity` specific hitting its other fields. Everyday words in a
     description, or a hit on argument text alone, are not enough. Only the first tools of the
-    ranking are examined (the ranking's depth), and only for requests the gate keeps nothing of.
+    ranking are examined (the ranking's depth). Tools in `skip` (those routed with confidence,
+    for `runner_up_verdicts`) are passed over.
     """
     out: list[Verdict] = []
     if count <= 0:
         return out
     for doc, rank_score, total, identifier in _rows(ranking.ranked):
-        if total <= 0.0 or (hidden and doc in hidden):
+        if total <= 0.0 or (hidden and doc in hidden) or (skip and doc in skip):
             continue
         if identifier <= 0.0 and not _names_a_purpose(index, doc, ranking.terms, settings):
             continue
@@ -389,6 +406,36 @@ def uncertain_verdicts(
         if len(out) >= count:
             break
     return out
+
+
+def runner_up_verdicts(
+    index: LexicalIndex,
+    ranking: GateRanking,
+    kept: Sequence[int],
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> list[Verdict]:
+    """After the `kept` tools of a confident route: the best ranked tools with weak evidence (as
+    `uncertain_verdicts` reads it), at most `RetrievalAbstentionPolicy.runner_ups` and never
+    past `k` tools in all, as `uncertain` verdicts in rank order."""
+    count = runner_up_count(policy, k, len(kept))
+    if count <= 0:
+        return []
+    skip = frozenset(kept)
+    unit = ranking.unit
+    best = max(
+        (
+            _routing_score(total, rank, unit, settings)
+            for doc, rank, total, _ in _rows(ranking.ranked)
+            if doc in skip
+        ),
+        default=0.0,
+    )
+    floor = best * settings.runner_up_share
+    found = uncertain_verdicts(index, ranking, len(ranking.ranked.docs), settings, hidden, skip=skip)
+    return [v for v in found if v.score >= floor or v.identifier > 0.0][:count]
 
 
 UNCERTAIN_WHEN: frozenset[RouteReason] = frozenset({"gate_refused_all", "below_min_score"})
@@ -461,14 +508,17 @@ def gate(
     """
     ranking = rank_for_gate(index, query, k, preferred_route, settings, hidden)
     uncertain: list[Verdict] = []
-    if not kept_docs(ranking, 1, policy, settings, hidden):
+    confident = kept_docs(ranking, k, policy, settings, hidden)
+    if not confident:
         unrouted, _ = unrouted_reason(ranking, k, policy, settings, hidden)
         if unrouted in UNCERTAIN_WHEN:
             uncertain = uncertain_verdicts(index, ranking, min(k, uncertain_count(policy)), settings, hidden)
+    else:
+        uncertain = runner_up_verdicts(index, ranking, confident, k, policy, settings, hidden)
     kept, dropped = verdicts(ranking, k, policy, settings, hidden, offered={v.doc for v in uncertain})
     reason: RouteReason = (
         "weak_evidence"
-        if uncertain
+        if uncertain and not kept
         else "static_rules_hid_all"
         if not kept and _only_hidden_pass(ranking, policy, settings, hidden)
         else no_route_reason(ranking, kept, dropped)

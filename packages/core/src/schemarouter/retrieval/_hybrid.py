@@ -38,7 +38,7 @@ from typing import Protocol
 from ..catalog._catalog import Catalog
 from ..errors import UserError
 from ._abstention import RetrievalAbstentionPolicy
-from ._gate import uncertain_count
+from ._gate import runner_up_count, uncertain_count
 from ._results import Candidate, Retrieval, RouteReason, Signal
 from ._semantic import SemanticIndex, encoder_reads
 
@@ -355,7 +355,7 @@ class HybridRetriever:
         reasons and order are the same), which saves the lexical side's per-term signals."""
         hp = self.policy
         min_score = policy.min_score if policy is not None else 0.0
-        offer = min(k, uncertain_count(policy))
+        offer = min(k, max(uncertain_count(policy), runner_up_count(policy, k, 1)))
         scored, lexical_reason, read = self._score(query, k, preferred_route, explain)
         kept: list[Candidate] = []
         dropped: list[Candidate] = []
@@ -412,11 +412,16 @@ class HybridRetriever:
         else:
             outcome = "gate_refused_all"
         uncertain: tuple[Candidate, ...] = ()
-        if not kept and weak:
+        if kept:
+            weak = weak[: runner_up_count(policy, k, len(kept))]
+        else:
+            weak = weak[: min(k, uncertain_count(policy))]
+        if weak:
             uncertain = tuple(replace(c, reason="uncertain") for c in weak)
             offered = {c.route for c in weak}
             dropped = [c for c in dropped if c.route not in offered]
-            outcome = "weak_evidence"
+            if not kept:
+                outcome = "weak_evidence"
         return Retrieval(
             query,
             k,

@@ -11,7 +11,9 @@ __all__ = ["Candidate", "Retrieval", "RouteOutcome", "RouteReason", "Signal"]
 RouteOutcome = Literal["route", "uncertain", "no_route"]
 """What one request comes to (`Retrieval.outcome`, `AllowSet.outcome`):
 
-- `route`: at least one tool has the evidence for a confident route; those are offered.
+- `route`: at least one tool has the evidence for a confident route; those are offered,
+  followed by at most `RetrievalAbstentionPolicy.runner_ups` tools with weak evidence (marked
+  uncertain) when fewer than k are confident.
 - `uncertain`: no tool has that evidence, but some have weak evidence; the best few of them are
   offered (`RetrievalAbstentionPolicy.uncertain_tools`), and `reason` is `weak_evidence`.
 - `no_route`: nothing is offered; `reason` says why.
@@ -80,9 +82,10 @@ class Candidate:
 class Retrieval:
     """Ranked candidates for one query over one catalog version.
 
-    `candidates` holds the tools routed with confidence, best first (at most `k`); `uncertain`,
-    when none is, the best few with weak evidence, offered anyway (see `outcome`); `dropped`
-    those the gate refused, with reasons. `no_route` is True when nothing is offered.
+    `candidates` holds the tools routed with confidence, best first (at most `k`); `uncertain`
+    the tools offered with weak evidence: when none is routed, the best few (see `outcome`),
+    and after a route of fewer than `k` tools, its runner-ups; `dropped` those the gate
+    refused, with reasons. `no_route` is True when nothing is offered.
     """
 
     query: str
@@ -95,8 +98,9 @@ class Retrieval:
     matched: int = 0
     """Tools that matched any query word; those neither kept nor listed in `dropped` ranked lower."""
     uncertain: tuple[Candidate, ...] = ()
-    """When no tool is routed with confidence: the best few with weak evidence, offered anyway
-    (`Candidate.reason` `uncertain`; empty otherwise). The execution boundary runs none of them."""
+    """Tools offered with weak evidence (`Candidate.reason` `uncertain`), best first: the best few
+    when no tool is routed with confidence, or the runner-ups after the routed ones
+    (`RetrievalAbstentionPolicy.runner_ups`). The execution boundary runs none of them."""
 
     @property
     def outcome(self) -> RouteOutcome:
@@ -107,8 +111,8 @@ class Retrieval:
 
     @property
     def offered(self) -> tuple[Candidate, ...]:
-        """The tools a model is offered: the routed ones, or else the uncertain ones."""
-        return self.candidates or self.uncertain
+        """The tools a model is offered, in order: the routed ones, then the uncertain ones."""
+        return (*self.candidates, *self.uncertain)
 
     @property
     def reported(self) -> tuple[Candidate, ...]:

@@ -19,6 +19,7 @@ from ..retrieval._gate import (
     Verdict,
     kept_docs,
     rank_for_gate,
+    runner_up_verdicts,
     uncertain_count,
     uncertain_verdicts,
     unrouted_reason,
@@ -203,8 +204,9 @@ class Visibility:
         kept: list[_Scored] = [(c, c.score, c.reason) for c in offered]
         dropped: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.dropped]
         tools = [c for c, _, _ in kept]
+        weak = frozenset(c.route for c in retrieval.uncertain)
         return self._allow_set(
-            query, principal, rules, self.k, tools, retrieval.reason, lambda: (kept, dropped)
+            query, principal, rules, self.k, tools, retrieval.reason, lambda: (kept, dropped), weak
         )
 
     def _lexical(
@@ -219,8 +221,10 @@ class Visibility:
         full: tuple[list[Verdict], list[Verdict]] | None = None
         uncertain: list[Verdict] = []
         reason: RouteReason
+        runner_ups: list[Verdict] = []
         if kept:
             reason = "routed"  # hidden tools are never kept, and at most k are: a kept tool is routed
+            runner_ups = runner_up_verdicts(index, ranking, kept, k, policy, hidden=hidden)
         else:
             reason, full = unrouted_reason(ranking, k, policy, hidden=hidden)
             if reason in UNCERTAIN_WHEN:
@@ -234,10 +238,16 @@ class Visibility:
                 offered = [v.doc for v in uncertain]
                 _, dropped = verdicts(ranking, k, policy, hidden=hidden, offered=offered)
                 return _scored(tools, uncertain), _scored(tools, dropped)
+            if runner_ups:
+                offered = [v.doc for v in runner_ups]
+                every_kept, dropped = verdicts(ranking, k, policy, hidden=hidden, offered=offered)
+                return _scored(tools, every_kept + runner_ups), _scored(tools, dropped)
             every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
             return _scored(tools, every_kept), _scored(tools, dropped)
 
-        return self._allow_set(query, principal, rules, k, [tools[doc] for doc in kept], reason, report)
+        shown = [tools[doc] for doc in kept] + [tools[v.doc] for v in runner_ups]
+        weak = frozenset(tools[v.doc].route for v in runner_ups)
+        return self._allow_set(query, principal, rules, k, shown, reason, report, weak)
 
     def _allow_set(
         self,
@@ -248,11 +258,14 @@ class Visibility:
         kept: Sequence[_Tool],
         reason: RouteReason,
         report: Callable[[], tuple[list[_Scored], list[_Scored]]],
+        weak: frozenset[str] = frozenset(),
     ) -> AllowSet:
         """Visible tools: kept ones not hidden by a static rule, at most k, then always-visible ones.
 
         `report()` gives the retrieval's kept and dropped tools with their scores and reasons;
-        the decisions explain them, when they are read.
+        the decisions explain them, when they are read. `weak` are the routes of kept tools
+        offered with weak evidence only (runner-ups): when static rules hide every confident
+        tool and leave only those, the outcome is uncertain, not a route.
         """
         hidden_routes, always = rules.hidden_routes, rules.always  # not the rules: they hold the index
         shown = [tool for tool in kept if tool.route not in hidden_routes] if hidden_routes else kept
@@ -264,7 +277,8 @@ class Visibility:
                 names.append(name)
                 routes.append(route)
         if routed:
-            reason = "weak_evidence" if reason == "weak_evidence" else "routed"
+            only_weak = reason == "weak_evidence" or all(route in weak for route in routed)
+            reason = "weak_evidence" if only_weak else "routed"
         elif kept:
             reason = "static_rules_hid_all"
 
