@@ -196,6 +196,9 @@ def test_tool_names_must_be_unique(router: SchemaRouter, ran: list[tuple[str, di
 JOKE = "tell me a joke about cats"
 WEATHER = "what is the weather forecast in Paris"
 FIND_DELETE = ScriptedCall(FIND_TOOLS.name, {FIND_TOOLS.argument: "delete customer record"})
+FOUND = (FIND_TOOLS.name, "delete_customer", "search_customers")
+"""What the list holds after FIND_DELETE: both tools routed for "delete customer record" (find-tools
+adds up to `SessionLimits.find_results` tools, whatever the visibility's k)."""
 
 
 def _conversing(router: SchemaRouter, ran: list[tuple[str, dict[str, Any]]], **kwargs: Any) -> FakeAgent:
@@ -242,7 +245,7 @@ def test_found_tool_is_offered_next_and_keeps_its_approval(
         assert "delete_customer" in found.output
         assert found.turn.names == (FIND_TOOLS.name,)
         assert found.next_turn is not None
-        assert found.next_turn.names == (FIND_TOOLS.name, "delete_customer")
+        assert found.next_turn.names == FOUND
         assert ran == []  # find-tools runs no tool body
         call = ScriptedCall("delete_customer", {"customer_id": "c-1"})
         paused = await agent.run(JOKE, call=call, conversation="c-1", context=context)
@@ -255,7 +258,7 @@ def test_found_tool_is_offered_next_and_keeps_its_approval(
         assert approved.outcome == "ran"
         assert ran == [("delete_customer", {"customer_id": "c-1"})]
         assert approved.next_turn is not None
-        assert approved.next_turn.names == (FIND_TOOLS.name, "delete_customer")
+        assert approved.next_turn.names == FOUND
 
     asyncio.run(scenario())
 
@@ -271,10 +274,7 @@ def test_the_context_carries_the_conversation(
         await _conversing(router, ran).run(JOKE, call=FIND_DELETE, conversation="c-1", context=context)
         saved = json.loads(json.dumps(context))
         later = _conversing(router, ran)
-        assert (await later.run(JOKE, conversation="c-1", context=saved)).turn.names == (
-            FIND_TOOLS.name,
-            "delete_customer",
-        )
+        assert (await later.run(JOKE, conversation="c-1", context=saved)).turn.names == FOUND
         assert (await later.run(JOKE, conversation="c-2", context=saved)).turn.names == (FIND_TOOLS.name,)
         assert (await later.run(JOKE, conversation="c-1", context={})).turn.names == (FIND_TOOLS.name,)
 

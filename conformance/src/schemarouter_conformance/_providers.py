@@ -33,10 +33,16 @@ class PrincipalVisibility:
     def router(self) -> SchemaRouter:
         return self.for_everyone.router
 
-    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+    def _for(self, principal: Hashable | None) -> Visibility:
         self.principals.append(principal)
-        source = self.for_guests if principal == GUEST else self.for_everyone
-        return source.allow_set(query, principal)
+        return self.for_guests if principal == GUEST else self.for_everyone
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        return self._for(principal).allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        """What find-tools searches with (`Visibility.search`), under the principal's own rules."""
+        return self._for(principal).search(query, principal, k=k)
 
 
 class ChangingVisibility:

@@ -273,10 +273,15 @@ class RoutingSession:
         )
 
     def find_tools(self, query: str) -> FindToolsResult:
-        """Answer the find-tools meta-tool: search with the provider (the same index, rules,
-        gate and principal as routing), add what fits to the list for the next model step, and
-        say so. Runs no tool body; at most `find_results` tools per call and
-        `find_calls_per_turn` calls per turn."""
+        """Answer the find-tools meta-tool: search with the provider, add the best tools not
+        listed yet to the list for the next model step, and say so.
+
+        A provider with `search(query, principal, k=...)` (a `Visibility`: the same index, rules
+        and principal as routing) is searched past the list it already gave: the tools routed
+        confidently for the query that are not listed yet; when there is none, those with weak
+        evidence, so that a call repeating what routing already offered still finds the tools
+        the allow-set left out. Other providers are asked for their `allow_set`. Runs no tool
+        body; at most `find_results` tools per call and `find_calls_per_turn` calls per turn."""
         limits = self._limits
         text = query.strip() if isinstance(query, str) else ""  # pyright: ignore[reportUnnecessaryIsInstance]
         if not limits.find_tools:
@@ -287,19 +292,32 @@ class RoutingSession:
             if self._state.find_calls >= limits.find_calls_per_turn:
                 return FindToolsResult(text, (), (), refused="too_many_calls")
             self._state = replace(self._state, find_calls=self._state.find_calls + 1)
-        allow = self._provider.allow_set(text[:500], self._principal)
-        matching = [route for route in allow.routes if route in self._catalog][: limits.find_results]
+            listed = len(self._state.routes)
+        search = getattr(self._provider, "search", None)
+        if callable(search):
+            # past the list it already has: room for every listed tool and `find_results` more
+            allow = search(text[:500], self._principal, k=listed + limits.find_results)
+        else:
+            allow = self._provider.allow_set(text[:500], self._principal)
+        if not isinstance(allow, AllowSet):
+            raise RoutingError(f"the provider's search gave {type(allow).__name__}, not an AllowSet")
+        found = [route for route in allow.routes if route in self._catalog]
+        confident = {d.route for d in allow.decisions if d.visible and d.reason == "routed"}
         with self._lock:
             state = self._revalidated(self._state)
             before = set(state.routes)
-            state, _, _ = self._append(state, matching, keep=state.turn_routes)
+            unlisted = [route for route in found if route not in before]
+            # confidently routed tools first; tools with weak evidence only when no new one is
+            new = [route for route in unlisted if route in confident] or unlisted
+            new = new[: limits.find_results]
+            state, _, _ = self._append(state, new, keep=state.turn_routes)
             self._state = state
         now = set(state.routes)
         return FindToolsResult(
             text,
-            added=tuple(self._found(r) for r in matching if r in now and r not in before),
-            already=tuple(self._found(r) for r in matching if r in now and r in before),
-            held_back=tuple(self._found(r) for r in matching if r not in now),
+            added=tuple(self._found(r) for r in new if r in now),
+            already=tuple(self._found(r) for r in found if r in before and r in now)[: limits.find_results],
+            held_back=tuple(self._found(r) for r in new if r not in now),
         )
 
     def _found(self, route: str) -> FoundTool:

@@ -186,16 +186,34 @@ class Visibility:
 
         Its `decisions` are worked out when first read (see `AllowSet`).
         """
+        return self._visible(query, principal, self._k, self._abstention)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        """A wider allow-set for `query`, what the find-tools meta-tool searches with: room for
+        `k` tools, and after the confidently routed ones, every tool with weak evidence (a
+        request word names it, or a specific word hits its description; in hybrid mode also a
+        close meaning), best first, marked `uncertain`. Same router, rules and principal as
+        `allow_set`; a tool with no evidence for the query is never in it."""
+        require_k(k)
+        own = self._abstention
+        wide = RetrievalAbstentionPolicy(
+            min_score=own.min_score if own is not None else 0.0, uncertain_tools=k, runner_ups=k
+        )
+        return self._visible(query, principal, k, wide)
+
+    def _visible(
+        self, query: str, principal: Hashable | None, k: int, policy: RetrievalAbstentionPolicy | None
+    ) -> AllowSet:
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
         try:
             rules = self._resolve_rules()
             index = rules.index
             if index is not None and index.catalog is rules.catalog:
-                return self._lexical(index, query, principal, rules)
+                return self._lexical(index, query, principal, rules, k, policy)
             # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
-            depth = min(self.k + len(rules.hidden_routes), max(len(rules.catalog), 1))
-            retrieval = self.router.retrieve(query, max(depth, self.k), policy=self.abstention, explain=False)
+            depth = min(k + len(rules.hidden_routes), max(len(rules.catalog), 1))
+            retrieval = self.router.retrieve(query, max(depth, k), policy=policy, explain=False)
         except UserError:
             raise
         except Exception as exc:
@@ -206,15 +224,21 @@ class Visibility:
         tools = [c for c, _, _ in kept]
         weak = frozenset(c.route for c in retrieval.uncertain)
         return self._allow_set(
-            query, principal, rules, self.k, tools, retrieval.reason, lambda: (kept, dropped), weak
+            query, principal, rules, k, tools, retrieval.reason, lambda: (kept, dropped), weak
         )
 
     def _lexical(
-        self, index: LexicalIndex, query: str, principal: Hashable | None, rules: _Rules
+        self,
+        index: LexicalIndex,
+        query: str,
+        principal: Hashable | None,
+        rules: _Rules,
+        k: int,
+        policy: RetrievalAbstentionPolicy | None,
     ) -> AllowSet:
         """The lexical gate read directly: the walk stops at the k-th kept tool, and the refusals
         are gathered only when the decisions are read."""
-        k, policy, hidden = self.k, self.abstention, rules.hidden
+        hidden = rules.hidden
         ranking = rank_for_gate(index, query, k, hidden=hidden, count=False)
         kept = kept_docs(ranking, k, policy, hidden=hidden)
         tools = ranking.tools
