@@ -190,9 +190,11 @@ class Visibility:
 
     def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
         """A wider allow-set for `query`, what the find-tools meta-tool searches with: room for
-        `k` tools, and after the confidently routed ones, every tool with weak evidence (a
-        request word names it, or a specific word hits its description; in hybrid mode also a
-        close meaning), best first, marked `uncertain`. Same router, rules and principal as
+        `k` tools, and after the confidently routed ones, the tools with weak evidence, best
+        first, marked `uncertain` (`RetrievalAbstentionPolicy.runner_ups` set to `k`: a request
+        word names the tool, or a specific word hits its description and it scores at least
+        half the best routed tool; in hybrid mode also a close meaning). When nothing is routed,
+        it is the uncertain outcome with room for `k`. Same router, rules and principal as
         `allow_set`; a tool with no evidence for the query is never in it."""
         require_k(k)
         own = self._abstention
