@@ -363,14 +363,24 @@ def kept_docs(
 
 
 def _names_a_purpose(
-    index: LexicalIndex, doc: int, terms: tuple[QueryTerm, ...], settings: GateSettings
+    index: LexicalIndex,
+    doc: int,
+    terms: tuple[QueryTerm, ...],
+    settings: GateSettings,
+    evidence: dict[int, list[MatchEvidence]],
 ) -> bool:
     """Does a request word that is specific enough (`settings.uncertain_specificity`, read off the
-    word's most common form) hit this tool with a match that counts as gate evidence?"""
+    word's most common form) hit this tool with a match that counts as gate evidence?
+    `evidence` holds each term's match evidence once worked out (term position -> row)."""
     floor = settings.uncertain_specificity
     for i, j, mask in index.doc_hits(doc, terms):
         qt = terms[i]
-        if qt.base_specificity >= floor and _hit(mask, _term_evidence(index, qt, settings)[j]) > 0.0:
+        if qt.base_specificity < floor:
+            continue
+        row = evidence.get(i)
+        if row is None:
+            row = evidence[i] = _term_evidence(index, qt, settings)
+        if _hit(mask, row[j]) > 0.0:
             return True
     return False
 
@@ -382,6 +392,7 @@ def uncertain_verdicts(
     settings: GateSettings = DEFAULT_GATE,
     hidden: Mapping[int, str] | None = None,
     skip: Collection[int] = (),
+    min_score: float = 0.0,
 ) -> list[Verdict]:
     """For a ranking the gate keeps nothing of: the best `count` ranked tools with weak evidence,
     none hidden by a static rule, as `uncertain` verdicts in rank order (the `uncertain` outcome).
@@ -391,17 +402,21 @@ def uncertain_verdicts(
     `settings.uncertain_specificity` specific hitting its other fields. Everyday words in a
     description, or a hit on argument text alone, are not enough. Only the first tools of the
     ranking are examined (the ranking's depth). Tools in `skip` (those routed with confidence,
-    for `runner_up_verdicts`) are passed over.
+    for `runner_up_verdicts`) are passed over, and so are tools that do not name the request
+    (no identifier evidence) and score under `min_score`.
     """
     out: list[Verdict] = []
     if count <= 0:
         return out
+    evidence: dict[int, list[MatchEvidence]] = {}
     for doc, rank_score, total, identifier in _rows(ranking.ranked):
         if total <= 0.0 or (hidden and doc in hidden) or (skip and doc in skip):
             continue
-        if identifier <= 0.0 and not _names_a_purpose(index, doc, ranking.terms, settings):
-            continue
         score = _routing_score(total, rank_score, ranking.unit, settings)
+        if identifier <= 0.0 and (
+            score < min_score or not _names_a_purpose(index, doc, ranking.terms, settings, evidence)
+        ):
+            continue
         out.append(Verdict(doc, score, identifier, rank_score, False, "uncertain"))
         if len(out) >= count:
             break
@@ -434,8 +449,7 @@ def runner_up_verdicts(
         default=0.0,
     )
     floor = best * settings.runner_up_share
-    found = uncertain_verdicts(index, ranking, len(ranking.ranked.docs), settings, hidden, skip=skip)
-    return [v for v in found if v.score >= floor or v.identifier > 0.0][:count]
+    return uncertain_verdicts(index, ranking, count, settings, hidden, skip=skip, min_score=floor)
 
 
 UNCERTAIN_WHEN: frozenset[RouteReason] = frozenset({"gate_refused_all", "below_min_score"})

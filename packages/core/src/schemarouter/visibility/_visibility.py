@@ -31,6 +31,8 @@ from ._allow_set import AllowSet, DecisionReason, ToolDecision
 
 __all__ = ["Visibility"]
 
+_NO_ROUTES: frozenset[str] = frozenset()
+
 StaticRule = Literal["blocked", "not_allowed"]
 
 logger = logging.getLogger("schemarouter.visibility")
@@ -224,7 +226,7 @@ class Visibility:
         kept: list[_Scored] = [(c, c.score, c.reason) for c in offered]
         dropped: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.dropped]
         tools = [c for c, _, _ in kept]
-        weak = frozenset(c.route for c in retrieval.uncertain)
+        weak = frozenset(c.route for c in retrieval.uncertain) if retrieval.uncertain else _NO_ROUTES
         return self._allow_set(
             query, principal, rules, k, tools, retrieval.reason, lambda: (kept, dropped), weak
         )
@@ -271,8 +273,11 @@ class Visibility:
             every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
             return _scored(tools, every_kept), _scored(tools, dropped)
 
-        shown = [tools[doc] for doc in kept] + [tools[v.doc] for v in runner_ups]
-        weak = frozenset(tools[v.doc].route for v in runner_ups)
+        shown = [tools[doc] for doc in kept]
+        weak = _NO_ROUTES
+        if runner_ups:
+            shown += [tools[v.doc] for v in runner_ups]
+            weak = frozenset(tools[v.doc].route for v in runner_ups)
         return self._allow_set(query, principal, rules, k, shown, reason, report, weak)
 
     def _allow_set(
@@ -284,7 +289,7 @@ class Visibility:
         kept: Sequence[_Tool],
         reason: RouteReason,
         report: Callable[[], tuple[list[_Scored], list[_Scored]]],
-        weak: frozenset[str] = frozenset(),
+        weak: frozenset[str] = _NO_ROUTES,
     ) -> AllowSet:
         """Visible tools: kept ones not hidden by a static rule, at most k, then always-visible ones.
 
@@ -303,7 +308,7 @@ class Visibility:
                 names.append(name)
                 routes.append(route)
         if routed:
-            only_weak = reason == "weak_evidence" or all(route in weak for route in routed)
+            only_weak = reason == "weak_evidence" or (bool(weak) and all(route in weak for route in routed))
             reason = "weak_evidence" if only_weak else "routed"
         elif kept:
             reason = "static_rules_hid_all"
