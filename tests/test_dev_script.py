@@ -4,6 +4,7 @@ what a published package needs before CI installs them."""
 from __future__ import annotations
 
 import importlib.util
+import tomllib
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -77,6 +78,14 @@ def test_an_up_to_date_venv_is_reused_without_a_word(
     assert "a pyproject.toml changed" in capsys.readouterr().out
     assert dev.ensure_dev_env() == python
     assert capsys.readouterr().out == ""
+
+
+def test_the_script_installs_every_workspace_member(dev: ModuleType) -> None:
+    """dev.py keeps its own list of members: it must be the workspace's (tests/test_packaging.py)."""
+    workspace = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert sorted(dev.MEMBERS) == sorted(
+        workspace["tool"]["hatch"]["envs"]["default"]["workspace"]["members"]
+    )
 
 
 def test_the_quick_subset_is_core_without_slow_tests(dev: ModuleType) -> None:

@@ -56,17 +56,19 @@ def test_every_command_says_what_it_is_for_and_shows_an_example(
         assert args.command == command
 
 
+@pytest.fixture
+def tools(tmp_path: Path) -> Path:
+    """A definitions file of one tool, read as source 'weather'."""
+    path = tmp_path / "weather.json"
+    tool = {"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object"}}
+    path.write_text(json.dumps([tool]), encoding="utf-8")
+    return path
+
+
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_verbose_prints_what_the_command_does(
-    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    where: str, tools: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tools = tmp_path / "weather.json"
-    tools.write_text(
-        json.dumps(
-            [{"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object"}}]
-        ),
-        encoding="utf-8",
-    )
     argv = ["catalog", "--tools", str(tools)]
     assert main(["-v", *argv] if where == "before" else [*argv, "-v"]) == 0
     err = capsys.readouterr().err
@@ -76,13 +78,6 @@ def test_verbose_prints_what_the_command_does(
     assert "1 tool, 0 skipped" in err
 
 
-def test_without_verbose_the_command_is_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    tools = tmp_path / "weather.json"
-    tools.write_text(
-        json.dumps(
-            [{"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "object"}}]
-        ),
-        encoding="utf-8",
-    )
+def test_without_verbose_the_command_is_quiet(tools: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalog", "--tools", str(tools)]) == 0
     assert capsys.readouterr().err == ""

@@ -116,9 +116,10 @@ def test_no_evidence_for_any_tool_is_no_route(query: str) -> None:
 
 def test_uncertain_offers_at_most_uncertain_tools_and_at_most_k() -> None:
     one = RetrievalAbstentionPolicy(uncertain_tools=1)
-    query = "help me find the latest things about money"
-    assert len(router(POISONED).retrieve(query, 3, policy=one).uncertain) <= 1
-    assert len(router(POISONED).retrieve(query, 1).uncertain) <= 1
+    query = "find the amount and the status"  # weak evidence for three tools
+    assert len(router(POISONED).retrieve(query, 3).uncertain) == 3
+    assert len(router(POISONED).retrieve(query, 3, policy=one).uncertain) == 1
+    assert len(router(POISONED).retrieve(query, 1).uncertain) == 1
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "3", True, None])

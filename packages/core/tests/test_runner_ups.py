@@ -113,10 +113,13 @@ def test_a_blocked_runner_up_is_not_offered() -> None:
     assert allow.names[0] == "search"
 
 
-def test_when_rules_hide_the_routed_tool_a_runner_up_alone_is_uncertain() -> None:
+def test_when_rules_hide_the_routed_tool_nothing_rides_along() -> None:
+    """A runner-up follows a route; with the routed tool hidden by a rule there is no route for it
+    to follow (`static_rules_hid_all`), and the weak tool is not offered in its place."""
     allow = Visibility(SchemaRouter(HACKER_NEWS), abstention=ONE, blocked=["search"]).allow_set(REQUEST)
-    assert "search" not in allow.names
-    assert allow.outcome != "route"
+    assert allow.names == ()
+    assert allow.outcome == "no_route"
+    assert allow.reason == "static_rules_hid_all"
 
 
 @pytest.mark.parametrize("bad", [-1, True, 1.5, "1"])
@@ -179,5 +182,6 @@ def test_hybrid_runner_ups_follow_the_routed_tools() -> None:
     assert more.names[: len(plain.names)] == plain.names
     assert len(more.names) <= len(plain.names) + 1
     extra = [d for d in more.decisions if d.visible and d.name not in plain.names]
+    assert extra
     assert all(d.reason == "uncertain" for d in extra)
     assert more.outcome == "route"

@@ -109,18 +109,20 @@ def test_find_tools_is_bounded_per_turn_and_refuses_an_empty_query() -> None:
     s.find_tools("currency")
     over = s.find_tools("email")
     assert over.refused == "too_many_calls"
-    assert "email" not in {t.name for t in over.found}
+    assert "send_email" not in {t.name for t in over.found}
     s.offer("a new request starts a new turn")
     assert s.find_tools("email").refused is None
 
 
 def test_find_tools_results_are_bounded() -> None:
-    s = session(limits=SessionLimits(find_results=1))
-    result = s.find_tools("customer invoices and email")
-    assert len(result.found) <= 1
+    query = "customer invoices and email"
+    assert len(session().find_tools(query).found) > 1
+    result = session(limits=SessionLimits(find_results=1)).find_tools(query)
+    assert [t.name for t in result.found] == ["list_invoices"]
 
 
 def test_find_tools_never_reveals_a_blocked_tool() -> None:
+    assert "delete_customer" in {t.name for t in session().find_tools("delete a customer").found}
     s = session(visibility(blocked={"delete_customer"}))
     result = s.find_tools("delete a customer")
     assert "delete_customer" not in {t.name for t in result.found}

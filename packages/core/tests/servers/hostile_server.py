@@ -37,7 +37,8 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+from listing_server import Listing
+
 HTTP_REASONS = {404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error"}
 
 
@@ -66,45 +67,24 @@ def dumps(answer: dict[str, Any], deep: int) -> str:
     return json.dumps(answer).replace(json.dumps(DEEP), schema)
 
 
-class Server:
+class Server(Listing):
+    """`listing_server.py`'s answers, under `--server-name`, each page after `--page-delay`."""
+
     def __init__(self, args: argparse.Namespace) -> None:
-        self.tools = tools(args.tools, args.deep_tool)
-        self.page = args.page
+        super().__init__(tools(args.tools, args.deep_tool), args.page, None)
         self.page_delay = args.page_delay
         self.server_name = args.server_name
         self.deep = args.deep_tool
 
     def answer(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        """The JSON-RPC answer to `message`, or None for a notification."""
-        if "id" not in message:
-            return None
-        method, params = message.get("method"), message.get("params") or {}
-        if method == "initialize":
-            asked = params.get("protocolVersion")
-            result: dict[str, Any] = {
-                "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
-                "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": self.server_name, "version": "6.6.6"},
-            }
-        elif method == "ping":
-            result = {}
-        elif method == "tools/list":
-            result = self.tools_list(params.get("cursor"))
-        else:
-            error = {"code": -32601, "message": f"method not found: {method}"}
-            return {"jsonrpc": "2.0", "id": message["id"], "error": error}
-        return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        answer = super().answer(message)
+        if message.get("method") == "initialize" and answer is not None:
+            answer["result"]["serverInfo"] = {"name": self.server_name, "version": "6.6.6"}
+        return answer
 
     def tools_list(self, cursor: object) -> dict[str, Any]:
         time.sleep(self.page_delay)
-        if not self.page:
-            return {"tools": self.tools}
-        start = int(cursor) if isinstance(cursor, str) and cursor else 0
-        end = start + self.page
-        result: dict[str, Any] = {"tools": self.tools[start:end]}
-        if end < len(self.tools):
-            result["nextCursor"] = str(end)
-        return result
+        return super().tools_list(cursor)
 
 
 def gzip_bomb(answer: dict[str, Any], mib: int, sse: bool) -> bytes:
