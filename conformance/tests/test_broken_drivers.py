@@ -7,9 +7,13 @@ matter, and the test asserts which fail, which pass, and what the failure says.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
+
+from schemarouter_conformance import STANDARD_TESTS, AdapterConformanceSuite
+from schemarouter_conformance._guard import required_capabilities  # pyright: ignore[reportPrivateUsage]
 
 BROKEN_DRIVERS = '''
 from __future__ import annotations
@@ -409,6 +413,20 @@ def test_leaking_hidden_tools_fails_the_visibility_tests(inner_run: Any) -> None
     assert "calls to hidden tools were not refused" in text
     assert "a raising router still exposed" in text
     assert "unsupported-query rejection is 0.0, expected 1.0" in text  # its own report says so
+    _assert_summarised(reports["test_context_isolation_concurrent"])
+
+
+def _assert_summarised(report: pytest.TestReport) -> None:
+    """A problem repeated across the concurrent runs is listed once, with its count, and the
+    list is not printed a second time as the failed assertion's value."""
+    message = report.longreprtext[report.longreprtext.index("AssertionError: ") :]
+    lines = [line for line in message.splitlines() if "was offered" in line or "offered [" in line]
+    assert lines, message
+    repeated = {line: count for line, count in Counter(lines).items() if count > 1}
+    assert not repeated, f"lines printed more than once: {repeated}"
+    assert "concurrent runs saw another allow-set:" in message
+    assert any(line.endswith(")") and " (x" in line for line in lines), message
+    assert "assert not [" not in report.longreprtext, "the problem list is not printed twice"
 
 
 def test_handing_in_another_adapters_report_fails_the_evidence_test(inner_run: Any) -> None:
@@ -583,13 +601,9 @@ def test_refusing_every_resumed_call_fails_the_resume_test(inner_run: Any) -> No
 
 
 CONVERSATION_TESTS = [
-    "test_find_tools_reveals_only_what_routing_allows",
-    "test_approval_kept_for_found_tool",
-    "test_conversation_list_only_grows",
-    "test_conversations_do_not_mix",
-    "test_conversation_survives_resume",
-    "test_find_tools_runs_no_tool",
-    "test_no_find_tools_when_turned_off",
+    name
+    for name in STANDARD_TESTS
+    if "conversations" in required_capabilities(getattr(AdapterConformanceSuite, name))
 ]
 
 

@@ -18,7 +18,6 @@ INTERNAL = {
         "conversation_fix",
         "difference",
         "fail_if",
-        "find_outcome",
         "gated_cases",
         "in_words",
         "mismatch",

@@ -7,6 +7,7 @@ its count, `(x24)`, so the report stays readable.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 import pytest
@@ -22,7 +23,6 @@ __all__ = [
     "conversation_fix",
     "difference",
     "fail_if",
-    "find_outcome",
     "gated_cases",
     "in_words",
     "mismatch",
@@ -65,13 +65,9 @@ def tripping(case: SupportedCase) -> dict[str, object]:
     return {**case.arguments, text_arg: GUARDRAIL_TRIP_VALUE}
 
 
-def outcome(report: CallReport) -> str:
-    """A call's outcome for a message: `'ran'`, or `'error' (what went wrong)` when there is a detail."""
-    return f"{report.outcome!r} ({report.detail})" if report.detail else repr(report.outcome)
-
-
-def find_outcome(report: FindToolsReport) -> str:
-    """A find-tools call's outcome for a message, as `outcome` words a call's."""
+def outcome(report: CallReport | FindToolsReport) -> str:
+    """A call's (or a find-tools call's) outcome for a message: `'ran'`, or `'error' (what went
+    wrong)` when there is a detail."""
     return f"{report.outcome!r} ({report.detail})" if report.detail else repr(report.outcome)
 
 
@@ -97,17 +93,15 @@ def conversation_fix(how: str) -> str:
 
 def mismatch(query: str | None, offered: list[str], expected: Iterable[str]) -> str:
     want = list(expected)
-    extra = sorted(set(offered) - set(want))
-    missing = sorted(set(want) - set(offered))
-    return f"request {query!r}: offered {offered}, expected the allow-set {want} (extra {extra}, missing {missing})"
+    return (
+        f"request {query!r}: offered {offered}, expected the allow-set {want} ({difference(offered, want)})"
+    )
 
 
 def summarised(lines: Iterable[str]) -> str:
     """The lines, each once, in the order first seen; one that came more than once ends in
     `(xN)`, N its count."""
-    counts: dict[str, int] = {}
-    for line in lines:
-        counts[line] = counts.get(line, 0) + 1
+    counts = Counter(lines)
     return "\n".join(line if count == 1 else f"{line} (x{count})" for line, count in counts.items())
 
 

@@ -22,7 +22,6 @@ from ._expect import (
     conversation_fix,
     difference,
     fail_if,
-    find_outcome,
     gated_cases,
     in_words,
     not_run,
@@ -94,7 +93,7 @@ class FindToolsTests:
                     revealed = run.routed(found.offered_next)
                     who = f"principal {principal!r} searching {search!r}"
                     if found.outcome != "ran":
-                        problems.append(f"{who}: find-tools gave {find_outcome(found)}, expected 'ran'")
+                        problems.append(f"{who}: find-tools gave {outcome(found)}, expected 'ran'")
                     if leaked := sorted(hidden_here & set(revealed)):
                         problems.append(
                             f"{who}: the next step was offered {revealed}, with {leaked}, which routing "
@@ -162,7 +161,7 @@ class FindToolsTests:
                     found = await run.find(agent, request, in_words(tool))
                     if tool not in found.offered_next.names:
                         problems.append(
-                            f"find-tools for {in_words(tool)!r} gave {find_outcome(found)} and the next step "
+                            f"find-tools for {in_words(tool)!r} gave {outcome(found)} and the next step "
                             f"was offered {list(found.offered_next.names)}, without {tool} (find-tools "
                             f"answered {found.result!r})"
                         )
@@ -213,7 +212,7 @@ class FindToolsTests:
                         found = await run.find(agent, request, search)
                         if found.outcome != "ran":
                             problems.append(
-                                f"conversation {conversation!r}: find-tools for {search!r} gave {find_outcome(found)}"
+                                f"conversation {conversation!r}: find-tools for {search!r} gave {outcome(found)}"
                             )
             fail_if(
                 problems,
