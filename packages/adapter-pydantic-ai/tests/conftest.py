@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic_ai import Tool
+from pydantic_ai import Agent, Tool
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import FunctionToolset
 
 from schemarouter import SchemaRouter, Visibility
@@ -64,3 +67,31 @@ def body_calls() -> list[tuple[str, dict[str, Any]]]:
 def visibility() -> Visibility:
     """A `Visibility` over a catalog mirrored from the local toolset (source `local`)."""
     return Visibility(SchemaRouter(catalog_from_function_toolset("local", local_tools())), k=3)
+
+
+class Script:
+    """A FunctionModel script: one planned response per step (a tool call or, when the plan is
+    used up, text); records the tool definitions offered at each step."""
+
+    def __init__(self, *calls: tuple[str, dict[str, Any]]) -> None:
+        self.calls = list(calls)
+        self.seen: list[list[ToolDefinition]] = []
+
+    def model(self) -> FunctionModel:
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            self.seen.append(list(info.function_tools))
+            if self.calls:
+                name, args = self.calls.pop(0)
+                return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"c{len(self.seen)}")])
+            return ModelResponse(parts=[TextPart("done")])
+
+        return FunctionModel(respond)
+
+    def offered(self, step: int = 0) -> list[str]:
+        return [d.name for d in self.seen[step]]
+
+
+async def run(agent: Agent[Any, Any], deps: object, *calls: tuple[str, dict[str, Any]]) -> tuple[Script, Any]:
+    script = Script(*calls)
+    result = await agent.run("the user's message", deps=deps, model=script.model())
+    return script, result

@@ -18,14 +18,10 @@ import pytest
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.capabilities import Hooks
 from pydantic_ai.messages import (
-    ModelMessage,
-    ModelResponse,
     RetryPromptPart,
-    TextPart,
     ToolCallPart,
     ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition, ToolDenied
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
@@ -44,35 +40,13 @@ from schemarouter_pydantic_ai import (
     catalog_from_function_toolset,
 )
 
-from .conftest import local_tools
+from .conftest import Script, local_tools, run
 
 WEATHER = "weather forecast for Paris"
 CURRENCY = "convert 100 USD to EUR"
 CUSTOMERS = "search the CRM for customers named Ada"
 JOKE = "tell me a joke about cats"
 CONVERT_ARGS = {"amount": 100, "from_currency": "USD", "to_currency": "EUR"}
-
-
-class Script:
-    """A FunctionModel script: one planned response per step (a tool call or, when the plan is
-    used up, text); records the tool definitions offered at each step."""
-
-    def __init__(self, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.calls = list(calls)
-        self.seen: list[list[ToolDefinition]] = []
-
-    def model(self) -> FunctionModel:
-        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            self.seen.append(list(info.function_tools))
-            if self.calls:
-                name, args = self.calls.pop(0)
-                return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"c{len(self.seen)}")])
-            return ModelResponse(parts=[TextPart("done")])
-
-        return FunctionModel(respond)
-
-    def offered(self, step: int = 0) -> list[str]:
-        return [d.name for d in self.seen[step]]
 
 
 def agent_with(*toolsets: AbstractToolset[Any], capabilities: list[Any] | None = None) -> Agent[Any, Any]:
@@ -86,12 +60,6 @@ def agent_with(*toolsets: AbstractToolset[Any], capabilities: list[Any] | None =
 
 def conversation_router(visibility: Visibility, limits: SessionLimits | None = None) -> PydanticAIRouter:
     return PydanticAIRouter(visibility, sessions=limits or SessionLimits())
-
-
-async def run(agent: Agent[Any, Any], deps: object, *calls: tuple[str, dict[str, Any]]) -> tuple[Script, Any]:
-    script = Script(*calls)
-    result = await agent.run("the user's message", deps=deps, model=script.model())
-    return script, result
 
 
 def tool_answer(result: Any, call_id: str) -> ToolReturnPart | RetryPromptPart:

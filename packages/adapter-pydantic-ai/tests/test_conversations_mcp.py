@@ -19,8 +19,6 @@ import pytest
 from fastmcp.client.transports import StdioTransport
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.mcp import MCPToolset
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition
 
 from schemarouter import SchemaRouter, SessionLimits, Visibility
@@ -28,6 +26,8 @@ from schemarouter.catalog import canonical_json
 from schemarouter.visibility import FIND_TOOLS
 from schemarouter_conformance import DESTRUCTIVE_TOOLS, http_fixture_server, read_call_log, stdio_command
 from schemarouter_pydantic_ai import LOGGER_NAME, ConversationDeps, PydanticAIRouter, catalog_from_mcp_toolset
+
+from .conftest import Script, run
 
 pytestmark = pytest.mark.slow
 
@@ -73,32 +73,6 @@ async def fixture_agent(
 
         routed = router.toolset(mcp.approval_required(destructive), source="fixture")
         yield Agent(None, toolsets=[routed], output_type=[str, DeferredToolRequests]), visibility
-
-
-class Script:
-    """Planned tool calls, one per model step, then text; records what each step was offered."""
-
-    def __init__(self, *calls: tuple[str, dict[str, Any]]) -> None:
-        self.calls = list(calls)
-        self.seen: list[list[ToolDefinition]] = []
-
-    def model(self) -> FunctionModel:
-        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            self.seen.append(list(info.function_tools))
-            if self.calls:
-                name, args = self.calls.pop(0)
-                return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"c{len(self.seen)}")])
-            return ModelResponse(parts=[TextPart("done")])
-
-        return FunctionModel(respond)
-
-    def offered(self, step: int = 0) -> list[str]:
-        return [d.name for d in self.seen[step]]
-
-
-async def run(agent: Agent[Any, Any], deps: object, *calls: tuple[str, dict[str, Any]]) -> tuple[Script, Any]:
-    script = Script(*calls)
-    return script, await agent.run("the user's message", deps=deps, model=script.model())
 
 
 def tools_ran(log: Path) -> list[object]:

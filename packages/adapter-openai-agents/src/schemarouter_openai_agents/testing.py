@@ -96,6 +96,18 @@ def _offered(built: BuiltAgent, model: ScriptedModel, step: int, result: Any) ->
     return OfferedTools(offered, built.router.outcome(result.context_wrapper).failure)
 
 
+def _call_output(result: Any, call_id: str) -> str | None:
+    """The output the run gave the tool call `call_id`, or None when it gave none."""
+    return next(
+        (
+            str(i.output)
+            for i in result.new_items
+            if isinstance(i, ToolCallOutputItem) and i.call_id == call_id
+        ),
+        None,
+    )
+
+
 def _refusal(tool: str, error: ModelBehaviorError) -> CallReport:
     """The SDK's refusal of a call to a tool it does not hold (`Tool ... not found`), or an error."""
     if f"Tool {tool} not found" in str(error):
@@ -182,14 +194,7 @@ class OpenAIAgentsDriver:
             return FindToolsReport("", OfferedTools(()), report.outcome, report.detail)
         model = clone.model
         assert isinstance(model, ScriptedModel)
-        text = next(
-            (
-                str(i.output)
-                for i in result.new_items
-                if isinstance(i, ToolCallOutputItem) and i.call_id == call_id
-            ),
-            None,
-        )
+        text = _call_output(result, call_id)
         offered_next = _offered(agent, model, 1, result)
         if text is None:
             return FindToolsReport("", offered_next, "error", "find-tools gave no result")
@@ -230,9 +235,8 @@ class OpenAIAgentsDriver:
             # refuses an approved call to a tool that is no longer visible.
             return _refusal(pending.tool, exc)
         if state_of.conversation is not None and agent.conversations:
-            agent.contexts[state_of.conversation] = (
-                result.context_wrapper.context
-            )  # the resumed run's context
+            # the resumed run's context is the conversation's from now on
+            agent.contexts[state_of.conversation] = result.context_wrapper.context
         resumed = _Pending(state_of.agent, result, state_of.call_id, state_of.log_size, state_of.conversation)
         return self._report(agent, pending.tool, resumed, approved=approve)
 
@@ -247,14 +251,7 @@ class OpenAIAgentsDriver:
                 tool, "blocked_by_input_guardrail", detail="the SDK tool input guardrail rejected the call"
             )
         calls = read_call_log(built.call_log)[run.log_size :]
-        output = next(
-            (
-                str(item.output)
-                for item in result.new_items
-                if isinstance(item, ToolCallOutputItem) and item.call_id == run.call_id
-            ),
-            None,
-        )
+        output = _call_output(result, run.call_id)
         if any(entry.get("tool") == tool for entry in calls):
             seen = run.call_id in built.probe.outputs
             return CallReport(tool, "ran", output=output, output_seen_by_guardrail=seen)

@@ -140,7 +140,7 @@ class ConversationSessions:
         with self._lock:
             cached = self._sessions.get(key)
         live = cached[1] if cached is not None and cached[0] == catalog.version else None
-        if saved is None and cached is not None:
+        if saved is None and cached is not None and live is None:
             saved = cached[1].state.to_dict()  # the live list, over a catalog reloaded since
         if live is not None and (saved is None or live.state.to_dict() == dict(saved)):
             session = live

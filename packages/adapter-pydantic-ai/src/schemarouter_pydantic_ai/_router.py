@@ -213,7 +213,7 @@ class PydanticAIRouter:
         """What the conversation offers on this model step (`SessionOffer.tool_names`: find-tools
         first, then the conversation's tools), or None when routing failed or conversation mode
         is off. Saves the conversation's state into `ctx.deps`."""
-        step = self.conversation_step(ctx) if self._conversations is not None else None
+        step = self.conversation_step(ctx)
         return None if step is None else step.offer
 
     def conversation_step(self, ctx: RunContext[Any]) -> ConversationStep | None:
@@ -274,7 +274,7 @@ class PydanticAIRouter:
         (its rules, gate and principal), adds what fits to the conversation's list for the next
         model step, saves the state into `ctx.deps`, and returns the text the model reads. Runs
         no tool body. Raises `HiddenToolCallError` when this run is not offered find-tools."""
-        step = self.conversation_step(ctx) if self._conversations is not None else None
+        step = self.conversation_step(ctx)
         if step is None or not step.offer.find_tools:
             raise HiddenToolCallError(FIND_TOOLS.name, "tool search is not offered to this run")
         try:
