@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ._mcp_listing import Listing
     from ._mcp_tap import SessionTap
 
-__all__ = ["McpSource"]
+__all__ = ["McpSource", "check_url"]
 
 logger = logging.getLogger("schemarouter.mcp")
 
@@ -110,16 +110,17 @@ async def _closing(
         yield streams
 
 
-def _check_url(url: object) -> None:
+def check_url(url: object) -> None:
+    """A `UserError` unless `url` is an http(s) URL with a host that Python can take apart."""
     if not isinstance(url, str):
         raise UserError(f"the MCP server URL must be a string, got {type(url).__name__}")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - parses the port, which raises for an invalid one
-    except ValueError as exc:
-        raise UserError(f"not a usable URL: {url!r} ({exc})") from exc
+    except ValueError as exc:  # an unclosed IPv6 bracket, a port out of range
+        raise UserError(f"{url!r} is not a valid URL: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UserError(f"not an http(s) URL with a host: {url!r}")
+        raise UserError(f"{url!r} is not an http:// or https:// URL with a host")
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +209,7 @@ class McpSource:
         """The server at `url` (streamable HTTP), with `headers` on every request. `name`
         defaults to the URL's host name. A URL that is not an http(s) URL with a host, or that
         cannot be parsed (`http://[::1`), is a `UserError`."""
-        _check_url(url)
+        check_url(url)
         return cls(
             name=name or http_source_name(url),
             transport="http",

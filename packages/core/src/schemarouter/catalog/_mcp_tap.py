@@ -24,7 +24,7 @@ import json
 import logging
 from collections.abc import Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, cast
 
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 
 __all__ = ["SessionTap"]
+
+_Stream = TypeVar("_Stream", bound="ReadStream[Any] | WriteStream[Any]")
 
 _QUOTE = 80
 """Characters of the first stray stdout line quoted in messages."""
@@ -230,15 +232,34 @@ def _failed(request: RequestId, why: str) -> SessionMessage:
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request, error=error))
 
 
-class _TappedReader:
-    """The transport's read stream, each item shown to `seen`, which may replace or drop it."""
+class _Tapped(Generic[_Stream]):
+    """A transport stream with each item shown to `seen`; all else is the stream's own."""
 
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], seen: Any) -> None:
+    def __init__(self, inner: _Stream, seen: Any) -> None:
         self._inner = inner
         self._seen = seen
 
     def __getattr__(self, name: str) -> Any:  # e.g. `last_context`, which the SDK reads if present
         return getattr(self._inner, name)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+
+
+class _TappedReader(_Tapped["ReadStream[SessionMessage | Exception]"]):
+    """The transport's read stream, each item shown to `seen`, which may replace or drop it."""
 
     async def receive(self) -> SessionMessage | Exception:
         while True:
@@ -255,47 +276,10 @@ class _TappedReader:
             if item is not None:
                 return item
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> _TappedReader:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
-
-
-class _TappedWriter:
+class _TappedWriter(_Tapped["WriteStream[SessionMessage]"]):
     """The transport's write stream, showing each item to `seen` before sending it."""
-
-    def __init__(self, inner: WriteStream[SessionMessage], seen: Any) -> None:
-        self._inner = inner
-        self._seen = seen
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
     async def send(self, item: SessionMessage, /) -> None:
         self._seen(item)
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _TappedWriter:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)

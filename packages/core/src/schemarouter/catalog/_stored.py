@@ -118,8 +118,6 @@ def catalog_from_record(record: object) -> Catalog:
         cuts.append(ListingCut(source, cast("CutReason", reason), pages, listed, detail))
     try:
         catalog = Catalog(caps, skipped, cuts)
-    except SnapshotError:
-        raise
     except ValueError as exc:  # two tools with one route
         raise _fail(f"is inconsistent: {exc}") from None
     if catalog.version != data.get("version"):

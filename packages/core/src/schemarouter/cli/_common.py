@@ -13,14 +13,13 @@ import sys
 import time
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 from rich.console import Console
 from rich.table import Table
 
 from .._router import SchemaRouter
 from ..catalog._catalog import Catalog
-from ..catalog._mcp import McpSource
+from ..catalog._mcp import McpSource, check_url
 from ..errors import UserError
 from ..retrieval._hybrid import HybridRetriever
 
@@ -197,7 +196,10 @@ def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catal
         name = names.pop(0) if names else None
         servers.append(McpSource.stdio(parts[0], parts[1:], env=environment, name=name, timeout=args.timeout))
     for url in args.url:
-        _check_url(url)
+        try:
+            check_url(url)  # the source's own check, said as misuse of --url
+        except UserError as exc:
+            raise UserError(f"--url {exc}") from None
         name = names.pop(0) if names else None
         servers.append(McpSource.http(url, name=name, timeout=args.timeout))
     files = [Catalog.from_file(path, names.pop(0) if names else None) for path in args.tools]
@@ -206,18 +208,6 @@ def _sources_from(args: argparse.Namespace) -> tuple[list[McpSource], list[Catal
     if names:
         raise UserError("more --name values than sources")
     return servers, files
-
-
-def _check_url(url: str) -> None:
-    """A URL Python cannot even take apart (an unclosed IPv6 bracket, a port out of range) is
-    misuse, said in one line: it must not reach the transport as a traceback."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018  # parsing the port is the check: 'http://h:99999' raises here
-    except ValueError as exc:
-        raise UserError(f"--url {url!r} is not a valid URL: {exc}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UserError(f"--url {url!r} is not an http:// or https:// URL with a host")
 
 
 def add_semantic_argument(parser: argparse.ArgumentParser) -> None:

@@ -23,7 +23,7 @@ from ..demo_routing import ROUTING, load_router
 from ..errors import RuntimeFailure
 from ..evidence._report import EvidenceCase, EvidenceReport
 from ..visibility._config import RoutingConfig
-from ._common import add_verbose_argument, emit_json, printable, stderr, stdout
+from ._common import add_verbose_argument, count, emit_json, printable, stderr, stdout
 from ._demo_conversation import converse, render_conversation
 
 __all__ = ["EXAMPLE", "register"]
@@ -153,13 +153,12 @@ def render(reports: dict[str, EvidenceReport], console: Console = stdout) -> Non
 
 def closing_line(reports: dict[str, EvidenceReport], artifacts: Path) -> str:
     """What a successful demo ends with: where the evidence went, and what was compared."""
-    count = len(reports)
-    files = "1 evidence file" if count == 1 else f"{count} evidence files"
-    if count == 1:
+    ran = len(reports)
+    if ran == 1:
         verdict = f"only {next(iter(reports))} ran, so there was nothing to compare it with"
     else:
-        verdict = f"the {count} frameworks offered the same allow-sets"
-    return f"artifacts written to {artifacts}/ ({files}); {verdict}"
+        verdict = f"the {ran} frameworks offered the same allow-sets"
+    return f"artifacts written to {artifacts}/ ({count(ran, 'evidence file')}); {verdict}"
 
 
 def _healthy(report: EvidenceReport) -> bool:

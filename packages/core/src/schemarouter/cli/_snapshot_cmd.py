@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..snapshot._router_snapshot import SnapshotInfo, load_snapshot, read_snapshot_info, save_snapshot
+from ..snapshot._router_snapshot import SnapshotInfo, check_snapshot, save_snapshot
 from ._common import (
     add_semantic_argument,
     add_source_arguments,
@@ -68,9 +68,8 @@ async def run_build(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    load_snapshot(args.path)  # every check a worker's load makes: seal, fingerprints, versions
+    info = check_snapshot(args.path)  # every check a worker's load makes: seal, fingerprints, versions
     seconds = time.perf_counter() - started
-    info = read_snapshot_info(args.path)
     if args.json:
         emit_json(_info_json(info, seconds))
     else:

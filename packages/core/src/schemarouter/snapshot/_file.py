@@ -68,8 +68,9 @@ def write_sections(path: str | Path, meta: Mapping[str, Any], sections: Mapping[
             entry = {"name": name, "dtype": "json"}
         entry.update(offset=offset, length=len(blob))
         table.append(entry)
-        blobs.extend((blob, _padding(len(blob))))
-        offset += len(blob) + len(_padding(len(blob)))
+        padding = _padding(len(blob))
+        blobs.extend((blob, padding))
+        offset += len(blob) + len(padding)
     header = json.dumps(
         {**meta, "format": FORMAT_VERSION, "sections": table}, ensure_ascii=False, allow_nan=False
     ).encode("utf-8")

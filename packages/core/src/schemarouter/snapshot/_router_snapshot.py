@@ -47,7 +47,7 @@ from ..retrieval._index_store import WORD_LISTS, IndexArrays, settings_record
 from ..retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
 from ._file import read_sections, write_sections
 
-__all__ = ["SnapshotInfo", "load_snapshot", "read_snapshot_info", "save_snapshot"]
+__all__ = ["SnapshotInfo", "check_snapshot", "load_snapshot", "read_snapshot_info", "save_snapshot"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _SHAPING_CODE = (
@@ -267,13 +267,32 @@ def load_snapshot(
     `name` and `dim` must be those the snapshot records. `rebuild=True` rebuilds a snapshot of
     another library or encoder version from its contracts instead of raising `SnapshotError`.
     """
+    return _load_paused(Path(path), list(sources), policy, encoder, hybrid, rebuild)[0]
+
+
+def check_snapshot(path: str | Path) -> SnapshotInfo:
+    """What the snapshot at `path` holds (as `read_snapshot_info` gives it), once it loads as
+    `load_snapshot(path)` loads it, with every check that makes; the file is read once."""
+    _, meta = _load_paused(Path(path), [], None, None, None, False)
+    return _info(str(path), Path(path).stat().st_size, meta)
+
+
+def _load_paused(
+    source_path: Path,
+    given: list[McpSource | CallableSource],
+    policy: ExecutionPolicy | None,
+    encoder: TextEncoder | None,
+    hybrid: HybridPolicy | None,
+    rebuild: bool,
+) -> tuple[SchemaRouter, dict[str, Any]]:
+    """`_load` with the cyclic garbage collector paused."""
     # Loading makes millions of small objects (the contracts' JSON) and frees none of them: the
     # cyclic garbage collector would walk them again and again for nothing (it took about 45 % of
     # the load's CPU time at 10,000 tools). It is paused for the load and restored as it was.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _load(Path(path), list(sources), policy, encoder, hybrid, rebuild)
+        return _load(source_path, given, policy, encoder, hybrid, rebuild)
     finally:
         if collecting:
             gc.enable()
@@ -286,7 +305,8 @@ def _load(
     encoder: TextEncoder | None,
     hybrid: HybridPolicy | None,
     rebuild: bool,
-) -> SchemaRouter:
+) -> tuple[SchemaRouter, dict[str, Any]]:
+    """The router the snapshot at `source_path` holds, and the snapshot's header."""
     meta, sections = read_sections(source_path)
     catalog = catalog_from_record(sections.get("catalog"))
     if meta.get("catalog_version") != catalog.version:
@@ -325,7 +345,7 @@ def _load(
     # make the catalog young: it then counts as of any age, and every call lists again.
     now = router.policy.clock()
     router._catalog_loaded_at = listed_at if listed_at <= now else -math.inf  # pyright: ignore[reportPrivateUsage]
-    return router
+    return router, meta
 
 
 def _restored(
