@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the package imports this module eagerly; it must not pull in schemarouter
-    from schemarouter import AllowSetProvider, SessionLimits
+    from schemarouter import AllowSetProvider, McpSource, SessionLimits
 
 __all__ = [
     "AdapterDriver",
@@ -60,6 +60,19 @@ class FixtureSource:
     url: str | None = None
     source_name: str = "fixture"
     """The `source` of the catalog's routes (`fixture:<tool>`)."""
+
+    def mcp_source(self) -> McpSource:
+        """The core's `McpSource` for this server: what a driver connects through, and lists
+        the catalog with, when its framework takes a SchemaRouter source."""
+        from schemarouter import McpSource
+
+        if self.transport == "http":
+            if self.url is None:
+                raise ValueError("an http fixture source needs a url")
+            return McpSource.http(self.url, name=self.source_name)
+        if self.command is None:
+            raise ValueError("a stdio fixture source needs a command")
+        return McpSource.stdio(self.command, self.args, env=self.env, name=self.source_name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from typing import Any
 from mcp import Client
 
 import schemarouter
-from schemarouter import AllowSetProvider, McpSource, ToolExecutionError
+from schemarouter import AllowSetProvider, ToolExecutionError
 from schemarouter.catalog import canonical_json
 from schemarouter.testing import FakeAgent, FakeRunResult, FakeTool, FakeTurn, ScriptedCall
 from schemarouter.visibility import FIND_TOOLS
@@ -29,7 +29,6 @@ from ._driver import (
     CallReport,
     DriverCapabilities,
     FindToolsReport,
-    FixtureSource,
     OfferedTool,
     OfferedTools,
     RunRequest,
@@ -49,14 +48,6 @@ class ReferenceAgent:
     guarded_outputs: list[tuple[str, Any]] = field(default_factory=list[tuple[str, Any]])
     contexts: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
     """One run context per conversation id, passed to every run of the conversation."""
-
-
-def _mcp_source(source: FixtureSource) -> McpSource:
-    if source.transport == "http":
-        assert source.url is not None
-        return McpSource.http(source.url, name=source.source_name)
-    assert source.command is not None
-    return McpSource.stdio(source.command, source.args, env=source.env, name=source.source_name)
 
 
 def _text(result: Any) -> str:
@@ -126,7 +117,7 @@ class ReferenceDriver:
 
     async def build(self, scenario: Scenario) -> ReferenceAgent:
         connection = AsyncExitStack()
-        client: Client = await connection.enter_async_context(_mcp_source(scenario.source).connect())
+        client: Client = await connection.enter_async_context(scenario.source.mcp_source().connect())
         listed = await client.list_tools()
 
         def invoker(name: str) -> Any:

@@ -29,7 +29,6 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from schemarouter import McpSource
 from schemarouter.visibility import FIND_TOOLS
 from schemarouter_conformance import (
     CallReport,
@@ -70,15 +69,6 @@ class BuiltAgent:
 
     toolkit: McpToolkit
     harness: ScenarioAgent
-
-
-def _source(scenario: Scenario) -> McpSource:
-    fixture = scenario.source
-    if fixture.transport == "http":
-        assert fixture.url is not None
-        return McpSource.http(fixture.url, name=fixture.source_name)
-    assert fixture.command is not None
-    return McpSource.stdio(fixture.command, fixture.args, env=fixture.env, name=fixture.source_name)
 
 
 def _report(built: BuiltAgent, turn: Turn, tool: str) -> CallReport:
@@ -126,7 +116,7 @@ class LangChainDriver:
     capabilities = DriverCapabilities()
 
     async def build(self, scenario: Scenario) -> BuiltAgent:
-        toolkit = await McpToolkit(_source(scenario)).open()
+        toolkit = await McpToolkit(scenario.source.mcp_source()).open()
         harness = ScenarioAgent(
             scenario.visibility,
             toolkit.tools,
