@@ -110,26 +110,27 @@ def test_find_tools_never_finds_a_blocked_tool_by_going_wider() -> None:
 
 
 class AllowSetOnly:
-    """A provider with `allow_set` alone: find-tools asks it for its allow-set."""
+    """A provider with `allow_set` alone: no way to search or to re-check a rule."""
 
     def __init__(self, visibility: Visibility) -> None:
         self.visibility = visibility
-        self.router = visibility.router
+        self.catalog = visibility.catalog
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         return self.visibility.allow_set(query, principal)
 
 
-def test_a_provider_without_search_is_asked_for_its_allow_set() -> None:
-    session = RoutingSession(AllowSetOnly(Visibility(crm(), k=3)))
-    session.offer("weather in Paris")
-    assert names(session.find_tools("delete customer").added) == ["delete_customer"]
-    assert names(session.find_tools("delete customer").added) == []  # no wider search to go to
+def test_a_provider_without_search_or_permits_is_refused_at_setup() -> None:
+    with pytest.raises(UserError, match="lacks search, permits"):
+        RoutingSession(AllowSetOnly(Visibility(crm(), k=3)))
 
 
 class BadSearch(AllowSetOnly):
     def search(self, query: str, principal: Hashable | None = None, *, k: int) -> object:
         return ["get_customer"]
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self.visibility.permits(route, principal)
 
 
 def test_a_search_that_gives_no_allow_set_fails_closed() -> None:

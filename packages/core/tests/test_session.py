@@ -17,6 +17,7 @@ from schemarouter import (
     SchemaRouter,
     SessionLimits,
     SessionState,
+    SessionStateError,
     ToolSpec,
     UserError,
     Visibility,
@@ -137,8 +138,21 @@ class PerPrincipal:
         self.admin = Visibility(self.router, k=3)
         self.guest = Visibility(self.router, k=3, blocked={"delete_customer"})
 
+    @property
+    def catalog(self) -> Catalog:
+        return self.router.catalog
+
+    def _for(self, principal: Hashable | None) -> Visibility:
+        return self.admin if principal == "admin" else self.guest
+
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
-        return (self.admin if principal == "admin" else self.guest).allow_set(query, principal)
+        return self._for(principal).allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        return self._for(principal).search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self._for(principal).permits(route, principal)
 
 
 def test_find_tools_never_reveals_another_principals_tools() -> None:
@@ -182,10 +196,12 @@ def test_a_state_is_never_resumed_for_another_principal(other: Hashable | None) 
         {"surprise": 1},
     ],
 )
-def test_a_malformed_state_is_a_user_error(change: dict[str, object]) -> None:
+def test_a_malformed_state_is_refused(change: dict[str, object]) -> None:
     data = session().state.to_dict() | change
-    with pytest.raises(UserError):
+    with pytest.raises(SessionStateError):
         SessionState.from_dict(data)
+    with pytest.raises(SessionStateError):
+        RoutingSession(visibility(), state=data)
 
 
 def test_tools_gone_from_the_catalog_are_dropped_and_counted() -> None:
@@ -225,7 +241,8 @@ def test_a_full_list_stays_as_it_is_under_stop() -> None:
 def test_the_schema_byte_budget_counts_the_offered_definitions() -> None:
     one = CATALOG.get("app:get_weather")
     assert one is not None
-    s = session(limits=SessionLimits(max_schema_bytes=one.schema_bytes, on_full="stop"))
+    limits = SessionLimits(max_schema_bytes=one.schema_bytes, on_full="stop", max_tool_share=1.0)
+    s = session(limits=limits)
     first = s.offer("what's the weather in Lisbon?")
     assert first.schema_bytes == one.schema_bytes
     assert s.offer("convert 100 dollars to euros").names == ("get_weather",)
@@ -289,12 +306,18 @@ def test_a_reset_by_find_tools_keeps_the_turns_own_tools() -> None:
 class Counting:
     def __init__(self, inner: Visibility) -> None:
         self.inner = inner
-        self.router = inner.router
+        self.catalog = inner.catalog
         self.calls = 0
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         self.calls += 1
         return self.inner.allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        return self.inner.search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self.inner.permits(route, principal)
 
 
 def test_every_step_asks_the_provider_and_appends_only_on_a_new_turn() -> None:
@@ -313,7 +336,7 @@ class Changing:
 
     def __init__(self) -> None:
         self.vis = visibility()
-        self.router = self.vis.router
+        self.catalog = self.vis.catalog
         self.hidden: set[str] = set()
         self.fail = False
 
@@ -322,8 +345,11 @@ class Changing:
             raise RoutingError("the provider is down")
         return self.vis.allow_set(query, principal)
 
-    def permits(self, route: str) -> bool:
-        return route not in self.hidden and self.vis.permits(route)
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        return self.vis.search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return route not in self.hidden and self.vis.permits(route, principal)
 
 
 def test_a_tool_a_rule_now_hides_is_not_offered_on_the_next_step() -> None:

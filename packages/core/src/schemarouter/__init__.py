@@ -20,7 +20,7 @@ Plans and the execution boundary
 Errors (see `schemarouter.errors` for the hierarchy)
     `SchemaRouterError`, `UserError`, `SchemaError`, `SnapshotError`, `PolicyViolationError`, `RuntimeFailure`,
     `SourceError`, `ServerConnectionError`, `ServerTimeoutError`, `ServerProtocolError`,
-    `RoutingError`, `ToolCallError`, `ToolExecutionError`, `ToolTransportError`,
+    `RoutingError`, `SessionStateError`, `ToolCallError`, `ToolExecutionError`, `ToolTransportError`,
     `ToolOutcomeUnknownError`.
 `__version__`
     The version of `schemarouter-core`.
@@ -46,6 +46,7 @@ from .errors import (
     ServerConnectionError,
     ServerProtocolError,
     ServerTimeoutError,
+    SessionStateError,
     SnapshotError,
     SourceError,
     ToolCallError,
@@ -117,6 +118,7 @@ __all__ = [
     "ServerTimeoutError",
     "SessionLimits",
     "SessionState",
+    "SessionStateError",
     "SnapshotError",
     "SourceError",
     "TextEncoder",

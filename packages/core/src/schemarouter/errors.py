@@ -16,6 +16,8 @@ transports, tools). No-route is *not* an error: it is a normal result
         │   ├── ServerTimeoutError      no answer within the configured time
         │   └── ServerProtocolError     the server answered with something that is not MCP
         ├── RoutingError            the router itself failed (adapters fail closed on it)
+        │   └── SessionStateError       a saved conversation state refused: its seal fails, or it
+        │                               belongs to another conversation or principal, or is over limits
         └── ToolCallError           a tool call failed
             ├── ToolExecutionError      the tool ran and reported an error
             └── ToolTransportError      the call never got a tool answer
@@ -33,6 +35,7 @@ __all__ = [
     "ServerConnectionError",
     "ServerProtocolError",
     "ServerTimeoutError",
+    "SessionStateError",
     "SnapshotError",
     "SourceError",
     "ToolCallError",
@@ -107,6 +110,13 @@ class ServerProtocolError(SourceError):
 
 class RoutingError(RuntimeFailure):
     """The router failed while computing an allow-set; adapters hide routed tools on it."""
+
+
+class SessionStateError(RoutingError):
+    """A saved conversation state that is refused, so none of its tools is offered: its seal does
+    not verify (edited, relabelled to another principal, or sealed with another key), it belongs
+    to another conversation or principal, it is over the session's limits, or it cannot be read.
+    Adapters fail closed on it, as on any `RoutingError`."""
 
 
 class ToolCallError(RuntimeFailure):

@@ -365,7 +365,8 @@ def _failed(failure: str) -> FakeTurn:
 
 
 class RaisingVisibility(Visibility):
-    """A `Visibility` over `router` whose `allow_set` always raises (default: `RoutingError`).
+    """A `Visibility` over `router` whose `allow_set`, `search` and `permits` always raise
+    (default: `RoutingError`).
 
     `calls` counts the attempts, so a test can prove the adapter asked.
     """
@@ -376,6 +377,14 @@ class RaisingVisibility(Visibility):
         self.calls = 0
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        self.calls += 1
+        raise self.error or RoutingError("the router failed on purpose (RaisingVisibility)")
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        self.calls += 1
+        raise self.error or RoutingError("the router failed on purpose (RaisingVisibility)")
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
         self.calls += 1
         raise self.error or RoutingError("the router failed on purpose (RaisingVisibility)")
 

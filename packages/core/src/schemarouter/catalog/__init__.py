@@ -6,7 +6,9 @@ sizes, nesting), and the sources: MCP servers over stdio and streamable HTTP (di
 calls of the execution boundary), Python callables, and JSON tool definitions.
 
 `FINGERPRINT_FIELDS` names the contract fields a fingerprint covers; `SkipReason` and `CutReason`
-are the machine-readable reasons a tool was skipped or a listing cut short.
+are the machine-readable reasons a tool was skipped or a listing cut short. `name_skeleton` is
+the form lookalike tool names share (other scripts' letters drawn like Latin ones, invisible
+characters, fullwidth forms): rules and `Catalog.lookalikes` compare names through it.
 
 Floor 1: imports only `schemarouter.errors` and `schemarouter._defaults`; no other subpackage.
 """
@@ -18,6 +20,7 @@ from ._canonical import canonical_bytes, canonical_json, offered_bytes
 from ._capability import FINGERPRINT_FIELDS, Capability, make_route
 from ._catalog import Catalog, CatalogLimits, CutReason, ListingCut, SkippedTool, SkipReason, ToolSpec
 from ._mcp import McpSource
+from ._names import name_skeleton
 
 __all__ = [
     "FINGERPRINT_FIELDS",
@@ -35,5 +38,6 @@ __all__ = [
     "canonical_bytes",
     "canonical_json",
     "make_route",
+    "name_skeleton",
     "offered_bytes",
 ]

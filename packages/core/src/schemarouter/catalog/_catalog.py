@@ -15,6 +15,7 @@ from ._canonical import canonical_bytes, sha256_hex
 from ._capability import ROUTE_SEPARATOR, Capability
 from ._definitions import definition_name, parse_definition, read_definitions_file, single_definitions
 from ._metaschema import plainly_valid
+from ._names import lookalike_groups
 from ._schema_checks import MAX_SCHEMA_DEPTH, dangling_ref, nesting_depth, too_expansive
 
 if TYPE_CHECKING:
@@ -477,3 +478,12 @@ class Catalog:
 
     def total_schema_bytes(self) -> int:
         return sum(c.schema_bytes for c in self._capabilities)
+
+    @property
+    def lookalikes(self) -> tuple[tuple[str, ...], ...]:
+        """Routes whose tool names differ but look alike (`name_skeleton`: other scripts' letters
+        drawn like Latin ones, zero-width characters, fullwidth forms, case), one group per
+        look, in catalog order. A model or a reviewer cannot tell such tools apart; `Visibility`
+        hides a lookalike of a blocked name as blocked, and `AllowSet.shared_names` reports
+        lookalikes offered together. Empty for most catalogs."""
+        return lookalike_groups({cap.route: cap.name for cap in self._capabilities})

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Literal, Protocol, cast, runtime_checkable
 
+from ..catalog._catalog import Catalog
+from ..catalog._names import name_skeleton
 from ..errors import UserError
 from ..retrieval._results import RouteOutcome, RouteReason
 
-__all__ = ["AllowSet", "AllowSetProvider", "DecisionReason", "ToolDecision"]
+__all__ = ["AllowSet", "AllowSetProvider", "DecisionReason", "ToolDecision", "require_provider"]
 
 
 DecisionReason = Literal[
@@ -54,7 +56,7 @@ class AllowSet:
     is made; reading it later gives the same decisions.
     """
 
-    __slots__ = (*_ALLOW_SET_FIELDS, "_decisions", "_explain")
+    __slots__ = (*_ALLOW_SET_FIELDS, "_decisions", "_explain", "request_cut")
 
     query: str
     principal: Hashable | None
@@ -65,6 +67,9 @@ class AllowSet:
     reason: RouteReason
     _decisions: tuple[ToolDecision, ...] | None
     _explain: Callable[[], tuple[ToolDecision, ...]] | None
+    request_cut: int
+    """Characters of `query` left out of routing (a request longer than the provider routes;
+    see `Visibility.max_request_chars`); 0 for a request routed whole."""
 
     def __init__(
         self,
@@ -78,6 +83,7 @@ class AllowSet:
         decisions: tuple[ToolDecision, ...] = (),
         *,
         explain: Callable[[], tuple[ToolDecision, ...]] | None = None,
+        request_cut: int = 0,
     ) -> None:
         """`explain`, instead of `decisions`, gives the decisions when they are first read; it
         is called once and must be pure, reading only state fixed when the allow-set is made."""
@@ -93,6 +99,56 @@ class AllowSet:
         put(self, "reason", reason)
         put(self, "_decisions", None if explain is not None else decisions)
         put(self, "_explain", explain)
+        put(self, "request_cut", request_cut)
+
+    def replaced(self, *, query: str | None = None, request_cut: int | None = None) -> AllowSet:
+        """This allow-set with another `query` (the request as given, when only part of it was
+        routed) or `request_cut`; the same tools and decisions."""
+        explain = self._explain
+        return AllowSet(
+            self.query if query is None else query,
+            self.principal,
+            self.catalog_version,
+            self.names,
+            self.routes,
+            self.no_route,
+            self.reason,
+            () if explain is not None else self.decisions,
+            explain=explain,
+            request_cut=self.request_cut if request_cut is None else request_cut,
+        )
+
+    def narrowed(self, kept: Sequence[tuple[str, str]], *, k: int) -> AllowSet:
+        """This allow-set showing only `kept` ((name, route) pairs of its own, in its order), at
+        most `k` of them routed: what a provider's own rule leaves of it. A route it left out
+        is reported as hidden by the rule (`not_allowed`)."""
+        keep = {route for _, route in kept}
+        routes = tuple(route for _, route in kept)
+        names = tuple(name for name, _ in kept)
+        routed = [d.route for d in self.decisions if d.visible and d.reason in ("routed", "uncertain")]
+        shown = [r for r in routed if r in keep][:k]
+        extra = set(routed) - set(shown)
+        routes_kept = tuple(r for r in routes if r not in extra)
+        names_kept = tuple(n for n, r in zip(names, routes, strict=True) if r not in extra)
+        decisions = tuple(
+            d
+            if d.route in routes_kept or not d.visible
+            else ToolDecision(d.route, d.name, False, "not_allowed", "the provider's rule", d.score)
+            for d in self.decisions
+        )
+        no_route = not shown
+        reason: RouteReason = self.reason if shown or self.no_route else "static_rules_hid_all"
+        return AllowSet(
+            self.query,
+            self.principal,
+            self.catalog_version,
+            names_kept,
+            routes_kept,
+            no_route,
+            reason,
+            decisions,
+            request_cut=self.request_cut,
+        )
 
     @property
     def decisions(self) -> tuple[ToolDecision, ...]:
@@ -149,15 +205,17 @@ class AllowSet:
 
     @property
     def shared_names(self) -> tuple[tuple[str, ...], ...]:
-        """Visible routes that give the model the same tool name from different sources, one
-        group per name, in allow-set order (empty when every visible name is unique).
+        """Visible routes that give the model the same tool name, or names that look alike
+        (`schemarouter.catalog.name_skeleton`: a Cyrillic letter for a Latin one, a zero-width space,
+        fullwidth letters), one group per name, in allow-set order (empty when every visible
+        name is unique and unlike the others).
 
         A model cannot tell such tools apart by name, and execution does not settle a tie
         between sources by route order: planning refuses it as `ambiguous_route` unless the
         route is named (see docs/execution.md)."""
         by_name: dict[str, list[str]] = {}
         for name, route in zip(self.names, self.routes, strict=True):
-            by_name.setdefault(name, []).append(route)
+            by_name.setdefault(name_skeleton(name), []).append(route)
         return tuple(tuple(routes) for routes in by_name.values() if len(routes) > 1)
 
     @property
@@ -168,6 +226,50 @@ class AllowSet:
 
 @runtime_checkable
 class AllowSetProvider(Protocol):
-    """What adapters call once per turn. `Visibility` is the standard implementation."""
+    """What adapters and conversations ask, on every step. `Visibility` is the standard
+    implementation; a provider of your own (a per-user policy, a policy that changes while a
+    conversation runs) implements all four members, and adapters refuse at setup one that lacks
+    any (`require_provider`).
+
+    - `catalog`: the catalog the provider routes over (adapters check live tool contracts
+      against it, conversations read tool names and sizes from it).
+    - `allow_set(query, principal)`: the tools this request may be offered.
+    - `search(query, principal, k=)`: what find-tools searches with, under the same rules.
+    - `permits(route, principal)`: may this principal be shown this tool *now*? Asked of every
+      tool a conversation keeps, on every model step, and of every call: stored state never
+      shows a tool this answer denies. It must apply every rule `allow_set` applies.
+    """
+
+    @property
+    def catalog(self) -> Catalog: ...
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet: ...
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet: ...
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool: ...
+
+
+_PROVIDER_MEMBERS = ("catalog", "allow_set", "search", "permits")
+
+
+def require_provider(provider: object) -> AllowSetProvider:
+    """`provider` when it implements every member of `AllowSetProvider`; a `UserError` naming
+    what it lacks otherwise (a provider that cannot be asked about a rule is not trusted)."""
+    missing = [
+        name
+        for name in _PROVIDER_MEMBERS
+        if not hasattr(provider, name) or (name != "catalog" and not callable(getattr(provider, name)))
+    ]
+    if not missing:
+        catalog: object = getattr(provider, "catalog", None)
+        if not isinstance(catalog, Catalog):
+            missing = ["catalog (a schemarouter.Catalog)"]
+    if missing:
+        raise UserError(
+            f"{type(provider).__name__} is not an allow-set provider: it lacks {', '.join(missing)}. "
+            "Pass a schemarouter.Visibility, or implement catalog, allow_set(query, principal), "
+            "search(query, principal, k=) and permits(route, principal): every step and every "
+            "find-tools result is checked through permits, so a provider without it cannot be trusted"
+        )
+    return cast("AllowSetProvider", provider)

@@ -37,11 +37,11 @@ from typing import Any, Literal
 
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
-from ..errors import RoutingError, UserError
+from ..errors import RoutingError, SessionStateError, UserError
 from ..retrieval._results import RouteOutcome
-from ._allow_set import AllowSet, AllowSetProvider
+from ._allow_set import AllowSet, AllowSetProvider, require_provider
 from ._find_tools import FIND_TOOLS, FindToolsResult, FoundTool, one_line
-from ._session_state import SessionState, principal_key, request_key
+from ._session_state import SessionKey, SessionState, principal_key, request_key, session_key
 
 __all__ = ["RoutingSession", "SessionLimits", "SessionOffer"]
 
@@ -68,6 +68,11 @@ class SessionLimits:
     find_calls_per_turn: int = 5
     """find-tools calls answered per turn (a turn is one request: every model step of one agent
     task under one user message is the same turn); more get a short refusal."""
+    max_tool_share: float = 0.25
+    """The share of `max_schema_bytes` one tool may take at most: a tool whose definition alone
+    is larger is not kept (counted in `SessionState.held_back`; find-tools names it as too large),
+    so that one oversized schema cannot fill a conversation's budget and push out the rest.
+    1.0 lets any tool that fits the budget in."""
 
     def __post_init__(self) -> None:
         for name in ("max_tools", "max_schema_bytes", "find_results", "find_calls_per_turn"):
@@ -78,6 +83,13 @@ class SessionLimits:
             raise UserError(f"SessionLimits.on_full must be 'reset' or 'stop', got {self.on_full!r}")
         if not isinstance(self.find_tools, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"SessionLimits.find_tools must be a bool, got {self.find_tools!r}")
+        share: object = self.max_tool_share
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 < share <= 1:  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"SessionLimits.max_tool_share must be a number in (0, 1], got {share!r}")
+
+    def largest_tool(self) -> int:
+        """Bytes one tool's definition may take at most to be kept (`max_tool_share`)."""
+        return int(self.max_schema_bytes * self.max_tool_share)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,37 +139,70 @@ class RoutingSession:
         provider: AllowSetProvider,
         *,
         catalog: Catalog | None = None,
-        conversation_id: str = "",
+        conversation_id: str | None = None,
         principal: Hashable | None = None,
         limits: SessionLimits | None = None,
         state: SessionState | Mapping[str, Any] | None = None,
+        key: SessionKey | None = None,
     ) -> None:
-        """`catalog` defaults to the provider's router's (a `Visibility` has one). `state`, when
-        given, must belong to the same principal (a `RoutingError` otherwise: no tool of another
-        principal's conversation is ever offered)."""
-        if not isinstance(provider, AllowSetProvider):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise UserError(f"provider must have allow_set(query, principal), got {type(provider).__name__}")
-        found = catalog if catalog is not None else _catalog_of(provider)
-        if found is None:
-            raise UserError("pass catalog=: the provider has no router to take the catalog from")
+        """`catalog` defaults to the provider's. `state`, when given, must verify under `key`
+        (the application's `session_key`, or this process's own when None) and belong to the
+        same principal and, when `conversation_id` is given, to that conversation, within
+        `limits`: a `SessionStateError` otherwise (no tool of an edited state, or of another
+        principal's or conversation's, is ever offered)."""
+        provider = require_provider(provider)
+        found = catalog if catalog is not None else provider.catalog
+        if not isinstance(found, Catalog):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"catalog must be a schemarouter.Catalog, got {type(found).__name__}")
+        if conversation_id is not None and not isinstance(conversation_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"conversation_id must be a string, got {type(conversation_id).__name__}")
         self._provider = provider
         self._catalog = found
         self._principal = principal
         self._limits = limits if limits is not None else SessionLimits()
+        self._key = session_key(key)
         self._lock = threading.Lock()
-        key = principal_key(principal)
+        principal_id = principal_key(principal)
         if state is None:
-            if not isinstance(conversation_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
-                raise UserError(f"conversation_id must be a string, got {type(conversation_id).__name__}")
-            self._state = SessionState(conversation_id, key, found.version)
+            self._state = SessionState(conversation_id or "", principal_id, found.version).sealed(self._key)
         else:
             loaded = state if isinstance(state, SessionState) else SessionState.from_dict(state)
-            if loaded.principal != key:
-                raise RoutingError(
-                    f"conversation {loaded.conversation_id!r} belongs to another principal: "
-                    "its tools are not offered to this one"
-                )
-            self._state = self._revalidated(loaded)
+            self._state = self._revalidated(self._checked(loaded, principal_id, conversation_id))
+
+    def _checked(self, state: SessionState, principal_id: str, conversation_id: str | None) -> SessionState:
+        """`state` when it may be resumed by this session; `SessionStateError` saying why not."""
+        name = state.conversation_id
+        if not state.verifies(self._key):
+            raise SessionStateError(
+                f"the saved state of conversation {name!r} fails its seal: it was edited, relabelled, "
+                "or sealed with another session_key (give every process that shares conversations "
+                "the same session_key); none of its tools is offered"
+            )
+        if state.principal != principal_id:
+            raise SessionStateError(
+                f"conversation {name!r} belongs to another principal: its tools are not offered to this one"
+            )
+        if conversation_id is not None and name != conversation_id:
+            raise SessionStateError(
+                f"the saved state belongs to conversation {name!r}, not {conversation_id!r}: "
+                "give each conversation its own state"
+            )
+        limits = self._limits
+        over: list[str] = []
+        if len(state.routes) > limits.max_tools:
+            over.append(f"{len(state.routes)} tools (max_tools={limits.max_tools})")
+        known = [route for route in state.routes if route in self._catalog]
+        if self._bytes(known) > limits.max_schema_bytes:
+            over.append(f"{self._bytes(known)} schema bytes (max_schema_bytes={limits.max_schema_bytes})")
+        if state.find_calls > limits.find_calls_per_turn:
+            over.append(f"{state.find_calls} find-tools calls this turn (limit {limits.find_calls_per_turn})")
+        if len(set(state.routes)) != len(state.routes):
+            over.append("a tool listed twice")
+        if over:
+            raise SessionStateError(
+                f"the saved state of conversation {name!r} is over this session's limits: {'; '.join(over)}"
+            )
+        return state
 
     # -- state ------------------------------------------------------------------------------------
 
@@ -195,7 +240,7 @@ class RoutingSession:
             routes=kept,
             catalog_version=self._catalog.version,
             dropped_stale=state.dropped_stale + gone,
-        )
+        ).sealed(self._key)
 
     def _bytes(self, routes: Sequence[str]) -> int:
         return sum(self._catalog[route].schema_bytes for route in routes)
@@ -206,10 +251,21 @@ class RoutingSession:
         """`new` routes appended to the list within the budget: the new state, the routes added
         (after a reset, every route the list restarted with) and whether the list was reset. A
         reset starts the list over from `keep` (the current turn's own tools), then `new`."""
+        limits = self._limits
         fresh = [route for route in dict.fromkeys(new) if route not in state.routes]
+        too_large = [route for route in fresh if self._catalog[route].schema_bytes > limits.largest_tool()]
+        if too_large:
+            logger.info(
+                "conversation %r: %s not kept: each alone would take more than %d bytes of the budget",
+                state.conversation_id,
+                ", ".join(too_large),
+                limits.largest_tool(),
+            )
+            state = replace(state, held_back=state.held_back + len(too_large))
+            fresh = [route for route in fresh if route not in too_large]
+            new = [route for route in new if route not in too_large]
         if not fresh:
             return state, (), False
-        limits = self._limits
         grown = (*state.routes, *fresh)
         if self._fits(grown):
             return replace(state, routes=grown), tuple(fresh), False
@@ -217,7 +273,7 @@ class RoutingSession:
             return replace(state, held_back=state.held_back + len(fresh)), (), False
         start: list[str] = []
         for route in dict.fromkeys((*keep, *new)):
-            if self._fits([*start, route]):
+            if route in self._catalog and self._fits([*start, route]):
                 start.append(route)
         logger.info(
             "conversation %r: the tool list reached its budget and starts over", state.conversation_id
@@ -232,6 +288,18 @@ class RoutingSession:
 
     # -- turns ------------------------------------------------------------------------------------
 
+    def _permits(self, route: str) -> bool:
+        """The provider's decision now: may this conversation's principal be shown `route`?"""
+        try:
+            return route in self._catalog and self._provider.permits(route, self._principal) is True
+        except Exception as exc:
+            raise RoutingError(f"the provider's permits raised {type(exc).__name__}: {exc}") from exc
+
+    def _set(self, state: SessionState) -> SessionState:
+        """Keep `state` (sealed); called with the lock held."""
+        self._state = state.sealed(self._key)
+        return self._state
+
     def offer(self, request: str) -> SessionOffer:
         """What the model may see for `request` on this step (see the module docstring)."""
         if not isinstance(request, str):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -241,31 +309,33 @@ class RoutingSession:
         # whose rules changed while a call waited for approval) must be heard before anything
         # is offered. Only a new turn's tools are appended.
         allow = self._provider.allow_set(request, self._principal)
+        if not isinstance(allow, AllowSet):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise RoutingError(f"the provider's allow_set gave {type(allow).__name__}, not an AllowSet")
         with self._lock:
             state = self._revalidated(self._state)
             added: tuple[str, ...] = ()
             reset = False
             if key != state.turn_request or state.turn == 0:
-                routes = tuple(route for route in allow.routes if route in self._catalog)
+                routes = tuple(route for route in allow.routes if self._permits(route))
                 state = replace(
                     state, turn=state.turn + 1, turn_request=key, turn_routes=routes, find_calls=0
                 )
                 state, added, reset = self._append(state, routes)
-            self._state = state
+            state = self._set(state)
         return self._offer(state, added, reset, allow)
 
     def _offer(
         self, state: SessionState, added: tuple[str, ...], reset: bool, allow: AllowSet
     ) -> SessionOffer:
-        permits = getattr(self._provider, "permits", None)
-        # static rules hold at every step: a tool a rule now hides is not offered (it stays in the
-        # state, and comes back if the rule goes)
-        routes = tuple(r for r in state.routes if permits(r)) if callable(permits) else state.routes
+        # Every kept tool is asked about on every step: a tool the rules now deny (changed while
+        # the conversation ran, or never permitted to this principal) is not offered. It stays in
+        # the state and comes back if the rule goes: stored state narrows, never widens.
+        routes = tuple(route for route in state.routes if self._permits(route))
         return SessionOffer(
             routes=routes,
             names=tuple(self._catalog[route].name for route in routes),
             find_tools=self._limits.find_tools,
-            added=added,
+            added=tuple(route for route in added if route in routes),
             reset=reset,
             outcome=allow.outcome,
             allow_set=allow,
@@ -276,12 +346,13 @@ class RoutingSession:
         """Answer the find-tools meta-tool: search with the provider, add the best tools not
         listed yet to the list for the next model step, and say so.
 
-        A provider with `search(query, principal, k=...)` (a `Visibility`: the same index, rules
-        and principal as routing) is searched past the list it already gave: the tools routed
+        The provider's `search(query, principal, k=...)` (for a `Visibility`: the same index,
+        rules and principal as routing) is asked past the list it already gave: the tools routed
         confidently for the query that are not listed yet; when there is none, those with weak
         evidence, so that a call repeating what routing already offered still finds the tools
-        the allow-set left out. Other providers are asked for their `allow_set`. Runs no tool
-        body; at most `find_results` tools per call and `find_calls_per_turn` calls per turn."""
+        the allow-set left out. Each tool found is checked with the provider's `permits` before
+        it is added. Runs no tool body; at most `find_results` tools per call and
+        `find_calls_per_turn` calls per turn."""
         limits = self._limits
         text = query.strip() if isinstance(query, str) else ""  # pyright: ignore[reportUnnecessaryIsInstance]
         if not limits.find_tools:
@@ -291,17 +362,12 @@ class RoutingSession:
         with self._lock:
             if self._state.find_calls >= limits.find_calls_per_turn:
                 return FindToolsResult(text, (), (), refused="too_many_calls")
-            self._state = replace(self._state, find_calls=self._state.find_calls + 1)
-            listed = len(self._state.routes)
-        search = getattr(self._provider, "search", None)
-        if callable(search):
-            # past the list it already has: room for every listed tool and `find_results` more
-            allow = search(text[:500], self._principal, k=listed + limits.find_results)
-        else:
-            allow = self._provider.allow_set(text[:500], self._principal)
-        if not isinstance(allow, AllowSet):
+            listed = len(self._set(replace(self._state, find_calls=self._state.find_calls + 1)).routes)
+        # past the list it already has: room for every listed tool and `find_results` more
+        allow = self._provider.search(text[:500], self._principal, k=listed + limits.find_results)
+        if not isinstance(allow, AllowSet):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise RoutingError(f"the provider's search gave {type(allow).__name__}, not an AllowSet")
-        found = [route for route in allow.routes if route in self._catalog]
+        found = [route for route in allow.routes if self._permits(route)]
         confident = {d.route for d in allow.decisions if d.visible and d.reason == "routed"}
         with self._lock:
             state = self._revalidated(self._state)
@@ -311,7 +377,7 @@ class RoutingSession:
             new = [route for route in unlisted if route in confident] or unlisted
             new = new[: limits.find_results]
             state, _, _ = self._append(state, new, keep=state.turn_routes)
-            self._state = state
+            state = self._set(state)
         now = set(state.routes)
         return FindToolsResult(
             text,
@@ -323,9 +389,3 @@ class RoutingSession:
     def _found(self, route: str) -> FoundTool:
         cap: Capability = self._catalog[route]
         return FoundTool(route, cap.name, one_line(cap.description or ""))
-
-
-def _catalog_of(provider: object) -> Catalog | None:
-    router = getattr(provider, "router", None)
-    catalog = getattr(router, "catalog", None)
-    return catalog if isinstance(catalog, Catalog) else None

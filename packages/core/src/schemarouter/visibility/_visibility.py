@@ -12,6 +12,7 @@ from .._defaults import DEFAULT_K
 from .._router import SchemaRouter
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
+from ..catalog._names import name_skeleton
 from ..errors import RoutingError, UserError, require_k
 from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
 from ..retrieval._gate import (
@@ -37,6 +38,23 @@ StaticRule = Literal["blocked", "not_allowed"]
 
 logger = logging.getLogger("schemarouter.visibility")
 
+MAX_REQUEST_CHARS = 8192
+"""Characters of a request routed at most by default (`Visibility(max_request_chars=...)`).
+
+Routing reads every word of the request: a megabyte pasted into a chat cost one to two seconds
+of CPU, inside the framework's event loop. Requests past the bound are routed on their first and
+last halves of it (what a request asks is usually said at its start or its end), and the allow-set
+says how many characters were left out (`AllowSet.request_cut`)."""
+
+
+def routed_text(query: str, limit: int) -> tuple[str, int]:
+    """The part of `query` that is routed (its head and tail, `limit` characters in all) and how
+    many characters were left out of it."""
+    if len(query) <= limit:
+        return query, 0
+    head = limit // 2
+    return f"{query[:head]}\n{query[len(query) - (limit - head) :]}", len(query) - limit
+
 
 def _names(values: Collection[str] | None, what: str) -> frozenset[str]:
     if values is None:
@@ -57,6 +75,7 @@ class _Rules:
     hidden_routes: dict[str, StaticRule]
     always: tuple[tuple[str, str], ...]
     """(route, name) of the always-visible tools that are not blocked, in catalog order."""
+    always_routes: frozenset[str]
     unmatched: dict[str, tuple[str, ...]]
     """Per rule (`blocked`, `allowed`, `always_visible`): its names that match no tool."""
 
@@ -71,6 +90,20 @@ class Visibility:
     Rules are resolved once per catalog version, so a request costs one retrieval.
     """
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        # A rule written only into allow_set would not hold for the tools a conversation keeps
+        # or find-tools finds: both ask `permits` and `search`. Refuse that shape at once.
+        changes_allow_set = any("allow_set" in vars(c) for c in cls.__mro__ if c is not Visibility)
+        says_permits = any("permits" in vars(c) for c in cls.__mro__ if c is not Visibility)
+        if changes_allow_set and not says_permits:
+            raise UserError(
+                f"{cls.__name__} overrides allow_set but not permits(route, principal): a rule applied "
+                "only in allow_set would not hold for the tools a conversation keeps, find-tools "
+                "results or calls, which are all checked through permits. Put the rule in permits "
+                "(Visibility applies it to allow_set and search too) instead of overriding allow_set"
+            )
+
     def __init__(
         self,
         router: SchemaRouter,
@@ -80,8 +113,15 @@ class Visibility:
         always_visible: Collection[str] | None = None,
         blocked: Collection[str] | None = None,
         allowed: Collection[str] | None = None,
+        max_request_chars: int = MAX_REQUEST_CHARS,
     ) -> None:
         require_k(k)
+        if (
+            isinstance(max_request_chars, bool)
+            or not isinstance(max_request_chars, int)
+            or max_request_chars < 64
+        ):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise UserError(f"max_request_chars must be an int >= 64, got {max_request_chars!r}")
         if not isinstance(router, SchemaRouter):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"router must be a SchemaRouter, got {type(router).__name__}")
         self._router = router
@@ -90,6 +130,10 @@ class Visibility:
         self._always_visible = _names(always_visible, "always_visible")
         self._blocked = _names(blocked, "blocked")
         self._allowed = _names(allowed, "allowed") if allowed is not None else None
+        self._blocked_looks = frozenset(name_skeleton(name) for name in self._blocked)
+        self._max_request_chars = max_request_chars
+        # a subclass's own rule (an overridden `permits`) is applied to every allow-set and search
+        self._own_rule = type(self).permits is not Visibility.permits
         self._rules: _Rules | None = None
         self._lock = threading.Lock()
 
@@ -100,9 +144,19 @@ class Visibility:
         return self._router
 
     @property
+    def catalog(self) -> Catalog:
+        """The catalog routed over (the router's)."""
+        return self._router.catalog
+
+    @property
     def k(self) -> int:
         """At most this many routed tools are visible."""
         return self._k
+
+    @property
+    def max_request_chars(self) -> int:
+        """Characters of a request routed at most (see `MAX_REQUEST_CHARS`)."""
+        return self._max_request_chars
 
     @property
     def abstention(self) -> RetrievalAbstentionPolicy | None:
@@ -121,7 +175,11 @@ class Visibility:
         return self._allowed
 
     def _is_blocked(self, name: str, route: str) -> bool:
-        return name in self.blocked or route in self.blocked
+        """A `blocked` name or route, or a lookalike of a blocked name (`name_skeleton`): a
+        server cannot get past `close_account` with a Cyrillic letter or a zero-width space."""
+        if name in self._blocked or route in self._blocked:
+            return True
+        return bool(self._blocked_looks) and name_skeleton(name) in self._blocked_looks
 
     def _is_allowed(self, name: str, route: str) -> bool:
         return self.allowed is None or name in self.allowed or route in self.allowed
@@ -153,6 +211,13 @@ class Visibility:
                     if rule is not None:
                         hidden[doc] = rule
             unmatched = self._unmatched(catalog)
+            for group in catalog.lookalikes:
+                logger.warning(
+                    "tools %s have names that look alike (other scripts' letters, invisible characters or "
+                    "fullwidth forms): a model cannot tell them apart; a lookalike of a blocked name is "
+                    "hidden as blocked",
+                    ", ".join(repr(catalog[route].name) + f" ({route})" for route in group),
+                )
             for rule, names in unmatched.items():
                 logger.warning(
                     "%s names %s, which match no tool of catalog %s (names and routes match whole)",
@@ -160,7 +225,15 @@ class Visibility:
                     ", ".join(map(repr, names)),
                     catalog.version[:12],
                 )
-            rules = _Rules(catalog, index, hidden, hidden_routes, tuple(always), unmatched)
+            rules = _Rules(
+                catalog,
+                index,
+                hidden,
+                hidden_routes,
+                tuple(always),
+                frozenset(r for r, _ in always),
+                unmatched,
+            )
             self._rules = rules
             return rules
 
@@ -169,10 +242,15 @@ class Visibility:
         unmatched = {rule: catalog.unknown(names) for rule, names in given.items() if names}
         return {rule: names for rule, names in unmatched.items() if names}
 
-    def permits(self, route: str) -> bool:
-        """Do the static rules let this tool be shown (not blocked, and allowed when `allowed`
-        is given)? False for a route the catalog does not have. What a `RoutingSession` checks
-        of every tool it keeps, on every step."""
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        """May `principal` be shown this tool now? The rules, not relevance: not blocked (nor a
+        lookalike of a blocked name), and allowed when `allowed` is given. False for a route the
+        catalog does not have.
+
+        Asked of every tool a conversation keeps, on every model step, of every find-tools result
+        and of every call. To add a rule of your own (per principal, or one that changes while a
+        conversation runs), override this method, calling `super().permits(route, principal)`
+        first: `allow_set` and `search` apply it too."""
         cap = self.router.catalog.get(route)
         return cap is not None and not self._is_blocked(cap.name, route) and self._is_allowed(cap.name, route)
 
@@ -188,7 +266,7 @@ class Visibility:
 
         Its `decisions` are worked out when first read (see `AllowSet`).
         """
-        return self._visible(query, principal, self._k, self._abstention)
+        return self._ruled(query, principal, self._k, self._abstention)
 
     def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
         """A wider allow-set for `query`, what the find-tools meta-tool searches with: room for
@@ -203,13 +281,53 @@ class Visibility:
         wide = RetrievalAbstentionPolicy(
             min_score=own.min_score if own is not None else 0.0, uncertain_tools=k, runner_ups=k
         )
-        return self._visible(query, principal, k, wide)
+        return self._ruled(query, principal, k, wide)
+
+    def _ruled(
+        self, query: str, principal: Hashable | None, k: int, policy: RetrievalAbstentionPolicy | None
+    ) -> AllowSet:
+        """`_visible`, with a subclass's own rule (`permits`) applied: tools it denies are left
+        out, and retrieval asked deeper so that as many permitted tools are shown as the gate
+        would have shown without the rule."""
+        allow = self._visible(query, principal, k, policy)
+        if not self._own_rule:
+            return allow
+        always = self._resolve_rules().always_routes
+        want = sum(route not in always for route in allow.routes)
+        depth = k
+        while True:
+            try:
+                denied = {route for route in allow.routes if not self.permits(route, principal)}
+            except Exception as exc:
+                raise RoutingError(f"permits raised {type(exc).__name__}: {exc}") from exc
+            kept = [(n, r) for n, r in zip(allow.names, allow.routes, strict=True) if r not in denied]
+            shown = sum(route not in always for _, route in kept)
+            if not denied or shown >= want or depth >= len(self.catalog):
+                break
+            depth = min(depth * 2 + len(denied), len(self.catalog))
+            own = policy or RetrievalAbstentionPolicy()
+            deeper = RetrievalAbstentionPolicy(
+                min_score=own.min_score,
+                uncertain_tools=max(own.uncertain_tools, depth),
+                runner_ups=max(own.runner_ups, depth) if own.runner_ups else 0,
+            )
+            allow = self._visible(query, principal, depth, deeper)
+        return allow.narrowed(kept, k=want)
 
     def _visible(
         self, query: str, principal: Hashable | None, k: int, policy: RetrievalAbstentionPolicy | None
     ) -> AllowSet:
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
+        routed, cut = routed_text(query, self._max_request_chars)
+        if not cut:
+            return self._visible_text(query, principal, k, policy)
+        logger.info("routing the first and last %d of %d characters of a request", len(routed), len(query))
+        return self._visible_text(routed, principal, k, policy).replaced(query=query, request_cut=cut)
+
+    def _visible_text(
+        self, query: str, principal: Hashable | None, k: int, policy: RetrievalAbstentionPolicy | None
+    ) -> AllowSet:
         try:
             rules = self._resolve_rules()
             index = rules.index
