@@ -116,11 +116,8 @@ class Visibility:
         max_request_chars: int = MAX_REQUEST_CHARS,
     ) -> None:
         require_k(k)
-        if (
-            isinstance(max_request_chars, bool)
-            or not isinstance(max_request_chars, int)
-            or max_request_chars < 64
-        ):  # pyright: ignore[reportUnnecessaryIsInstance]
+        chars: object = max_request_chars
+        if isinstance(chars, bool) or not isinstance(chars, int) or chars < 64:
             raise UserError(f"max_request_chars must be an int >= 64, got {max_request_chars!r}")
         if not isinstance(router, SchemaRouter):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"router must be a SchemaRouter, got {type(router).__name__}")
