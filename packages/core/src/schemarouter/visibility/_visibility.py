@@ -117,7 +117,7 @@ class Visibility:
     ) -> None:
         require_k(k)
         chars: object = max_request_chars
-        if isinstance(chars, bool) or not isinstance(chars, int) or chars < 64:
+        if isinstance(chars, bool) or not isinstance(chars, int) or chars < 64:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"max_request_chars must be an int >= 64, got {max_request_chars!r}")
         if not isinstance(router, SchemaRouter):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"router must be a SchemaRouter, got {type(router).__name__}")
