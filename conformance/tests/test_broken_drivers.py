@@ -23,7 +23,9 @@ from typing import Any, ClassVar
 
 from schemarouter import AllowSet, Visibility
 from schemarouter.catalog import canonical_json
-from schemarouter.testing import FakeAgent
+from schemarouter.testing import SESSIONS_KEY, FakeAgent
+from schemarouter.visibility import SessionState
+from schemarouter.visibility._session_state import session_key
 from schemarouter_conformance import (
     GUARDRAIL_TRIP_VALUE,
     READ_ONLY_TOOLS,
@@ -373,6 +375,64 @@ class FindToolsAlwaysOnDriver(ReferenceDriver):
         return agent
 
 
+class _Permissive:
+    """A provider wrapper that never asks the rules of a kept tool: permits says yes to any tool."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    @property
+    def catalog(self):
+        return self.inner.catalog
+
+    def allow_set(self, query, principal=None):
+        return self.inner.allow_set(query, principal)
+
+    def search(self, query, principal=None, *, k):
+        return self.inner.search(query, principal, k=k)
+
+    def permits(self, route, principal=None):
+        return route in self.inner.catalog
+
+
+class KeptToolsUncheckedDriver(ReferenceDriver):
+    """Keeps showing the tools a conversation holds without asking the provider's rules again."""
+
+    name = "kept-tools-unchecked"
+
+    def visibility_for(self, scenario):
+        return _Permissive(scenario.visibility)
+
+
+def _resealed(context, change=None):
+    """What an adapter that trusts stored state amounts to: whatever the run context holds is
+    taken as the adapter's own (sealed again with the key the sessions use)."""
+    key = session_key(None)
+    store = context.get(SESSIONS_KEY) or {}
+    for conversation, state in list(store.items()):
+        data = {**dict(state), **(change or {})}
+        store[conversation] = SessionState.from_dict(data).sealed(key).to_dict()
+    return context
+
+
+class TrustedStateDriver(KeptToolsUncheckedDriver):
+    """Also trusts the conversation state the run context holds, whoever edited it."""
+
+    name = "trusted-state"
+
+    def context_for(self, agent, request):
+        return _resealed(super().context_for(agent, request))
+
+
+class UncountedFindDriver(ReferenceDriver):
+    """Forgets how many find-tools calls a turn made (each run starts the count afresh)."""
+
+    name = "uncounted-find"
+
+    def context_for(self, agent, request):
+        return _resealed(super().context_for(agent, request), {"find_calls": 0})
+
+
 class _OverHttp(AdapterConformanceSuite):
     transports: ClassVar[tuple[str, ...]] = ("http",)
 '''
@@ -686,3 +746,29 @@ def test_find_tools_offered_when_off_fails_the_turned_off_test(inner_run: Any) -
     assert "request 'tell me a joke about cats' (no route, first turn) was offered ['find_tools']" in text
     assert "expected its allow-set ['search_customers', " in text
     assert "without find_tools (extra ['find_tools'], missing [])" in text
+
+
+def test_kept_tools_not_asked_about_fail_the_rule_change_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "KeptToolsUncheckedDriver", "test_rule_change_mid_conversation_holds")
+    assert "a rule changed mid-conversation did not hold:" in text
+    assert "after the source blocked search_customers, the conversation was offered ['find_tools', " in text
+    assert "after the source blocked search_customers, calling it gave 'ran'" in text
+
+
+def test_trusted_stored_state_fails_the_state_tests(inner_run: Any) -> None:
+    text = _only_failing(
+        inner_run,
+        "TrustedStateDriver",
+        "test_rule_change_mid_conversation_holds",
+        "test_stored_state_cannot_grant_a_tool",
+        "test_relabelled_state_is_refused",
+    )
+    assert "stored conversation state widened what the rules permit:" in text
+    assert "with the guest's state with delete_customer appended, the guest was offered [" in text
+    assert "with a member's state relabelled to the guest, the guest was offered [" in text
+
+
+def test_an_uncounted_find_tools_fails_the_per_turn_limit_test(inner_run: Any) -> None:
+    text = _only_failing(inner_run, "UncountedFindDriver", "test_find_tools_limit_holds_per_turn")
+    assert "find-tools answered more calls in one turn than its limit:" in text
+    assert "a third find-tools call in one turn (limit 2) was answered " in text

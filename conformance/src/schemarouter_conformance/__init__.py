@@ -48,6 +48,7 @@ if "pytest" in sys.modules:
         f"{__name__}._boundary_tests",
         f"{__name__}._find_tools_tests",
         f"{__name__}._conversation_tests",
+        f"{__name__}._state_tests",
         f"{__name__}._expect",
     )
 

@@ -153,6 +153,10 @@ class DriverCapabilities:
     concurrent_runs: bool = True
     conversations: bool = True
     """Conversation mode: `Scenario.conversations`, `RunRequest.conversation`, `call_find_tools`."""
+    state_access: bool = False
+    """The driver can read and replace a conversation's saved state where the framework keeps it
+    (`conversation_state`, `replace_conversation_state`), so the suite can edit it as an attacker
+    with write access to stored run state would."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +204,20 @@ class AdapterDriver(Protocol):
         """Run one turn of `request.conversation` whose offline model first calls the find-tools
         tool with `{"query": query}`, then, on the next step, calls no tool; report the tool's
         result text and what the next step was offered. Needed with `capabilities.conversations`."""
+        ...
+
+    async def conversation_state(self, agent: Any, request: RunRequest) -> Mapping[str, Any] | None:
+        """The saved routing state of `request.conversation` (for `request.principal`) exactly
+        where the framework keeps it (run context, deps, graph state), as plain data; None when
+        there is none yet. Needed with `capabilities.state_access`."""
+        ...
+
+    async def replace_conversation_state(
+        self, agent: Any, request: RunRequest, state: Mapping[str, Any] | None
+    ) -> None:
+        """Overwrite that saved state with `state` (None removes it), bypassing the adapter, as
+        someone who can write where run state is stored would. Needed with
+        `capabilities.state_access`."""
         ...
 
     async def native_tools(self, agent: Any, request: RunRequest) -> Sequence[Any]:

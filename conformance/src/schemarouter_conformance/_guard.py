@@ -61,6 +61,10 @@ STANDARD_TESTS: tuple[str, ...] = (
     "test_conversation_survives_resume",
     "test_find_tools_runs_no_tool",
     "test_no_find_tools_when_turned_off",
+    "test_rule_change_mid_conversation_holds",
+    "test_stored_state_cannot_grant_a_tool",
+    "test_relabelled_state_is_refused",
+    "test_find_tools_limit_holds_per_turn",
 )
 """Every standard test of `AdapterConformanceSuite`, in the order the docs list them."""
 

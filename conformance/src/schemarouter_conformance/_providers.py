@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from schemarouter import AllowSet, AllowSetProvider, SchemaRouter, Visibility
+from schemarouter import AllowSet, AllowSetProvider, Catalog, SchemaRouter, Visibility
 
 __all__ = ["GUEST", "MEMBER", "ChangingVisibility", "PrincipalVisibility"]
 
@@ -19,9 +19,9 @@ class PrincipalVisibility:
     """An allow-set source whose answer depends on the principal, as a per-user policy's does:
     `guest` gets `for_guests`' allow-set, every other principal (and none) `for_everyone`'s.
 
-    Like a real per-principal provider it exposes the `SchemaRouter` as `router` (adapters
-    read its catalog), and it records the principal of every request, so a failure can say
-    what the adapter passed.
+    Like a real per-principal provider it implements the whole provider contract (`catalog`,
+    `allow_set`, `search`, `permits`, each under the principal's own rules), and it records the
+    principal of every request, so a failure can say what the adapter passed.
     """
 
     def __init__(self, for_everyone: Visibility, for_guests: Visibility) -> None:
@@ -32,6 +32,10 @@ class PrincipalVisibility:
     @property
     def router(self) -> SchemaRouter:
         return self.for_everyone.router
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.for_everyone.catalog
 
     def _for(self, principal: Hashable | None) -> Visibility:
         self.principals.append(principal)
@@ -44,6 +48,10 @@ class PrincipalVisibility:
         """What find-tools searches with (`Visibility.search`), under the principal's own rules."""
         return self._for(principal).search(query, principal, k=k)
 
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        """The principal's own rules, asked of every kept tool on every step and of every call."""
+        return self._for(principal).permits(route, principal)
+
 
 class ChangingVisibility:
     """An allow-set source whose routing a test changes while a run waits for an approval,
@@ -51,10 +59,10 @@ class ChangingVisibility:
     between the pause and the reviewer's answer.
 
     It answers from `current`, which starts as `routing` and is replaced by `change_to(...)`
-    until `restore()`. Like a real provider it exposes the `SchemaRouter` as `router` (one
-    catalog, one catalog version throughout: a cache keyed on the version alone cannot see the
-    change), and it counts the requests asked since the last change, so a failure can say
-    whether the adapter asked again at all.
+    until `restore()`, for every member of the provider contract (`allow_set`, `search`,
+    `permits`; one catalog, one catalog version throughout: a cache keyed on the version alone
+    cannot see the change), and it counts the requests asked since the last change, so a
+    failure can say whether the adapter asked again at all.
     """
 
     def __init__(self, routing: Visibility) -> None:
@@ -65,6 +73,10 @@ class ChangingVisibility:
     @property
     def router(self) -> SchemaRouter:
         return self.routing.router
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.routing.catalog
 
     def change_to(self, provider: AllowSetProvider) -> None:
         """Answer from `provider` from now on."""
@@ -78,3 +90,10 @@ class ChangingVisibility:
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         self.asked_since_change += 1
         return self.current.allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        self.asked_since_change += 1
+        return self.current.search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self.current.permits(route, principal)

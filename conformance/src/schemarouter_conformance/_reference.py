@@ -22,7 +22,7 @@ from mcp import Client
 import schemarouter
 from schemarouter import AllowSetProvider, ToolExecutionError
 from schemarouter.catalog import canonical_json
-from schemarouter.testing import FakeAgent, FakeRunResult, FakeTool, FakeTurn, ScriptedCall
+from schemarouter.testing import SESSIONS_KEY, FakeAgent, FakeRunResult, FakeTool, FakeTurn, ScriptedCall
 from schemarouter.visibility import FIND_TOOLS
 
 from ._driver import (
@@ -75,7 +75,7 @@ class ReferenceDriver:
     """Drives `FakeAgent` against the fixture MCP server."""
 
     name = "reference"
-    capabilities = DriverCapabilities()
+    capabilities = DriverCapabilities(state_access=True)
 
     def visibility_for(self, scenario: Scenario) -> AllowSetProvider:
         """The provider the agent consults (a broken driver would tamper with it here)."""
@@ -182,6 +182,23 @@ class ReferenceDriver:
 
     async def close(self, agent: ReferenceAgent) -> None:
         await agent.connection.aclose()
+
+    async def conversation_state(
+        self, agent: ReferenceAgent, request: RunRequest
+    ) -> Mapping[str, Any] | None:
+        """The state `FakeAgent` saved in the conversation's run context."""
+        saved = self.context_for(agent, request).get(SESSIONS_KEY) or {}
+        return saved.get(request.conversation)
+
+    async def replace_conversation_state(
+        self, agent: ReferenceAgent, request: RunRequest, state: Mapping[str, Any] | None
+    ) -> None:
+        """Overwrite that state in the run context, as an edit of stored run state."""
+        saved = self.context_for(agent, request).setdefault(SESSIONS_KEY, {})
+        if state is None:
+            saved.pop(request.conversation, None)
+        else:
+            saved[request.conversation] = dict(state)
 
     async def validate(self, workdir: Path) -> Path:
         """Validate against a fresh stdio fixture server; write the evidence report into `workdir`."""

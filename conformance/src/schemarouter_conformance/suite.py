@@ -32,6 +32,7 @@ from ._fixture import read_call_log, stdio_command
 from ._guard import GUARD_TEST, STANDARD_TESTS, required_capabilities, weakened_standard_tests
 from ._harness import ConformanceRun, FixtureEndpoint
 from ._servers import http_fixture_server
+from ._state_tests import StateTests
 from ._visibility_tests import VisibilityTests
 from .errors import ConformanceSetupError
 
@@ -48,7 +49,7 @@ def _check_discovery_log(call_log: Path) -> None:
         raise ConformanceSetupError(f"loading the fixture catalog ran tool bodies: {calls}")
 
 
-class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, ConversationTests):
+class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, ConversationTests, StateTests):
     """Base class of an adapter's conformance tests. Configure it with class attributes.
 
     - `driver_factory` (required): a zero-argument callable returning your `AdapterDriver`

@@ -19,8 +19,8 @@ from langchain_core.tools import BaseTool, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 
-from schemarouter import RoutingError, SchemaRouter, SessionLimits, UserError, Visibility
-from schemarouter.testing import RaisingVisibility
+from schemarouter import AllowSet, RoutingError, SchemaRouter, SessionLimits, UserError, Visibility
+from schemarouter.testing import DelegatingProvider, RaisingVisibility
 from schemarouter.visibility import FIND_TOOLS
 from schemarouter_langchain import (
     LOGGER_NAME,
@@ -66,12 +66,17 @@ class Agent:
             checkpointer=InMemorySaver() if checkpointer else None,
         )
 
+    call_id: str | None = None
+    """One id for every call the model makes (a model that reuses ids), else a fresh id each."""
+
     def _respond(self, messages: Sequence[BaseMessage], tools: Sequence[Mapping[str, Any]]) -> AIMessage:
         self.offers.append(tuple(tools))
         last = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
         if any(isinstance(m, AIMessage) for m in messages[last + 1 :]) or not self.calls:
             return AIMessage(content="done")
-        calls = [{"name": n, "args": a, "id": f"call-{uuid.uuid4().hex[:8]}"} for n, a in self.calls]
+        calls = [
+            {"name": n, "args": a, "id": self.call_id or f"call-{uuid.uuid4().hex[:8]}"} for n, a in self.calls
+        ]
         return AIMessage(content="", tool_calls=calls)
 
     def invoke(
@@ -309,8 +314,8 @@ def test_setup_errors(local_tools: list[BaseTool]) -> None:
         def allow_set(self, query: str, principal: Hashable | None = None) -> Any:
             return visibility.allow_set(query, principal)
 
-    with pytest.raises(UserError, match="catalog"):
-        LangChainRouter(NoCatalog(), sessions=SessionLimits())
+    with pytest.raises(UserError, match="lacks catalog"):
+        LangChainRouter(NoCatalog(), sessions=SessionLimits())  # pyright: ignore[reportArgumentType]
     assert LangChainRouter(visibility).tools == []
 
 
@@ -341,3 +346,36 @@ def state(turn: int, find_calls: int, routes: Sequence[str] = ()) -> dict[str, A
 )
 def test_the_state_reducer_keeps_the_furthest_along(saved: Any, update: Any, expected: Any) -> None:
     assert merge_sessions(saved, update) == expected
+
+
+class CountingSearches(DelegatingProvider):
+    def __init__(self, inner: Visibility) -> None:
+        super().__init__(inner)
+        self.searches: list[str] = []
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        self.searches.append(query)
+        return super().search(query, principal, k=k)
+
+
+@pytest.mark.parametrize("same_id", [True, False], ids=["one reused id", "fresh ids"])
+def test_find_tools_answers_at_most_its_limit_per_turn_whatever_the_call_ids(
+    same_id: bool, local_visibility: Visibility, local_tools: list[BaseTool]
+) -> None:
+    """A bug: eight find-tools calls reusing one tool-call id were each answered afresh (each
+    taken for a replay and answered from the saved state), past a limit of five."""
+    provider = CountingSearches(local_visibility)
+    router = LangChainRouter(provider, sessions=SessionLimits(find_calls_per_turn=5))
+    agent = Agent(router, local_tools)
+    agent.call_id = "call-reused" if same_id else None
+    queries = ["weather", "currency", "customer", "invoice", "email", "delete", "refund", "search"]
+    calls = [(FIND_TOOLS.name, {FIND_TOOLS.argument: q}) for q in queries]
+    run = agent.invoke(JOKE, {"query": JOKE}, "t-limit", *calls)
+    assert len(provider.searches) <= 5
+    saved = run.output[SESSIONS_STATE_KEY]["t-limit"]
+    assert saved["find_calls"] <= 5
+    if same_id:
+        assert provider.searches == ["weather"]  # the same id is the same call: one search, one answer
+    else:
+        refused = [m for m in run.results(FIND_TOOLS.name) if "No more tool searches" in m.text]
+        assert len(refused) == 3

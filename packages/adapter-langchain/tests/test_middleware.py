@@ -15,8 +15,8 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from schemarouter import AllowSet, RoutingError, UserError, Visibility
-from schemarouter.testing import RaisingVisibility
+from schemarouter import AllowSet, Catalog, RoutingError, SchemaRouter, UserError, Visibility
+from schemarouter.testing import DelegatingProvider, RaisingVisibility
 from schemarouter_langchain import LOGGER_NAME, LangChainRouter, RouteRequest, refusal_of, routed_model
 from schemarouter_langchain._turn import TurnRouter
 from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
@@ -142,11 +142,11 @@ def test_visible_tool_call_runs(
     assert tool_result(output).text == "sunny in Paris"
 
 
-class Raising:
+class Raising(RaisingVisibility):
     """An allow-set provider whose router is broken."""
 
-    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
-        raise RuntimeError("index corrupted")
+    def __init__(self) -> None:
+        super().__init__(SchemaRouter(Catalog()), error=RuntimeError("index corrupted"))
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -215,7 +215,7 @@ def test_context_wins_over_the_message(local_tools: list[BaseTool], local_visibi
 def test_custom_request_from_and_principal(local_tools: list[BaseTool], local_visibility: Visibility) -> None:
     seen: list[tuple[str, Hashable | None]] = []
 
-    class Recording:
+    class Recording(DelegatingProvider):
         def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
             seen.append((query, principal))
             return local_visibility.allow_set(query, principal)
@@ -224,7 +224,9 @@ def test_custom_request_from_and_principal(local_tools: list[BaseTool], local_vi
         def __init__(self, ask: str, user: str) -> None:
             self.ask, self.user = ask, user
 
-    router = LangChainRouter(Recording(), request_from=lambda ctx: RouteRequest(ctx.ask, ctx.user))
+    router = LangChainRouter(
+        Recording(local_visibility), request_from=lambda ctx: RouteRequest(ctx.ask, ctx.user)
+    )
     script = Recorder()
     agent_for(local_tools, [router], script).invoke(
         {"messages": [HumanMessage("hi")]}, context=Ctx(WEATHER, "alice")
@@ -246,14 +248,14 @@ def test_allow_set_cached_for_model_calls_and_asked_again_per_tool_call(
 ) -> None:
     calls: list[str] = []
 
-    class Counting:
+    class Counting(DelegatingProvider):
         router = local_visibility.router
 
         def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
             calls.append(query)
             return local_visibility.allow_set(query, principal)
 
-    router = LangChainRouter(Counting())
+    router = LangChainRouter(Counting(local_visibility))
     agent = agent_for(local_tools, [router], Recorder("get_weather_forecast", {"city": "Paris"}))
     context = {"query": WEATHER}
     agent.invoke({"messages": [HumanMessage(WEATHER)]}, context=context)
@@ -360,15 +362,22 @@ def test_resume_needs_the_context_again(
         assert "MissingRequestError" in refusal["detail"]
 
 
-class Changing:
+class Changing(DelegatingProvider):
     """An allow-set source whose answer a test changes while a run waits for an approval."""
 
     def __init__(self, visibility: Visibility) -> None:
+        super().__init__(visibility)
         self.router = visibility.router
         self.current: Any = visibility
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         return self.current.allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        return self.current.search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self.current.permits(route, principal)
 
 
 @pytest.mark.parametrize("change", ["blocks", "raises"])
@@ -476,13 +485,13 @@ def test_principals_equal_in_python_are_routed_apart(
     """`1 == True` in Python: a context reused with its principal changed from `True` to `1` must
     not be served the allow-set cached for the other principal."""
 
-    class FlagOnly:
+    class FlagOnly(DelegatingProvider):
         router = local_visibility.router
 
         def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
             return local_visibility.allow_set(query if principal is True else "", principal)
 
-    agent_router = LangChainRouter(FlagOnly())
+    agent_router = LangChainRouter(FlagOnly(local_visibility))
     context: dict[str, Any] = {"query": WEATHER, "principal": True}
     flagged = Recorder()
     agent_for(local_tools, [agent_router], flagged).invoke(

@@ -80,11 +80,18 @@ class VisibilityPerPrincipal:
         self, router: SchemaRouter, by_principal: Mapping[Hashable, Visibility], default: Visibility
     ):
         self.router = router
+        self.catalog = router.catalog
         self.by_principal = by_principal
         self.default = default
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         return self.by_principal.get(principal, self.default).allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        return self.by_principal.get(principal, self.default).search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self.by_principal.get(principal, self.default).permits(route, principal)
 
 
 async def test_a_resume_without_the_context_refuses_a_tool_hidden_from_the_principal(

@@ -123,9 +123,16 @@ class Raising:
 
     def __init__(self, visibility: Visibility) -> None:
         self.router = visibility.router
+        self.catalog = visibility.catalog
         self.blocked = visibility.blocked
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        raise RuntimeError("index corrupted")
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        raise RuntimeError("index corrupted")
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
         raise RuntimeError("index corrupted")
 
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import BaseTool
 
-from schemarouter import AllowSet, Visibility
+from schemarouter import Catalog, SchemaRouter, Visibility
+from schemarouter.testing import RaisingVisibility
 from schemarouter_langchain import LOGGER_NAME, routed_model
 from schemarouter_langchain.testing import ScriptedChatModel, offered_names
 
@@ -70,9 +71,9 @@ def test_visible_calls_are_kept(local_tools: list[BaseTool], local_visibility: V
 
 
 def test_router_failure_binds_nothing(local_tools: list[BaseTool], caplog: pytest.LogCaptureFixture) -> None:
-    class Raising:
-        def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
-            raise RuntimeError("broken")
+    class Raising(RaisingVisibility):
+        def __init__(self) -> None:
+            super().__init__(SchemaRouter(Catalog()), error=RuntimeError("broken"))
 
     script = Script("get_weather_forecast")
     runnable = routed_model(ScriptedChatModel(respond=script), local_tools, Raising())

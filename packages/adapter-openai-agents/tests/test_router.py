@@ -14,6 +14,7 @@ from agents.mcp import ToolFilterContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, tool_input_guardrail, tool_output_guardrail
 
 from schemarouter import AllowSet, Catalog, RoutingError, SchemaRouter, UserError, Visibility
+from schemarouter.testing import DelegatingProvider, RaisingVisibility
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_openai_agents import (
     LOGGER_NAME,
@@ -29,11 +30,11 @@ from schemarouter_openai_agents._cache import ContextMemo
 AGENT: Agent[Any] = Agent(name="under-test")
 
 
-class CountingProvider:
+class CountingProvider(DelegatingProvider):
     """Delegates to a real `Visibility` and counts how often it is asked."""
 
     def __init__(self, visibility: Visibility) -> None:
-        self.inner = visibility
+        super().__init__(visibility)
         self.router = visibility.router
         self.calls: list[tuple[str, Hashable | None]] = []
 
@@ -42,9 +43,9 @@ class CountingProvider:
         return self.inner.allow_set(query, principal)
 
 
-class BrokenProvider:
-    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
-        raise RuntimeError("index exploded")
+class BrokenProvider(RaisingVisibility):
+    def __init__(self) -> None:
+        super().__init__(SchemaRouter(Catalog()), error=RuntimeError("index exploded"))
 
 
 def _filter_context(context: object, server_name: str = "fixture") -> ToolFilterContext:
@@ -445,11 +446,11 @@ def test_memo_is_keyed_on_the_full_input_and_bounded() -> None:
     assert memo.get(c, "k") == "C"
 
 
-class PrincipalTypeProvider:
+class PrincipalTypeProvider(DelegatingProvider):
     """Shows a tool only to the principal `True` (a flag), never to the account id `1`."""
 
     def __init__(self, visibility: Visibility) -> None:
-        self.inner = visibility
+        super().__init__(visibility)
         self.router = visibility.router
 
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:

@@ -11,16 +11,17 @@ from agents.mcp import MCPServerStdio
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from schemarouter import AllowSet, Catalog, SchemaRouter, Visibility
+from schemarouter.testing import DelegatingProvider
 from schemarouter_conformance import read_call_log, stdio_command
 from schemarouter_openai_agents import OpenAIAgentsRouter
 from schemarouter_openai_agents.testing import run_config
 
 
-class CountingProvider:
+class CountingProvider(DelegatingProvider):
     """Delegates to a real `Visibility` and counts how often it is asked."""
 
     def __init__(self, visibility: Visibility) -> None:
-        self.inner = visibility
+        super().__init__(visibility)
         self.router = visibility.router
         self.calls = 0
 

@@ -27,7 +27,7 @@ from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDef
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 from pydantic_ai.usage import RunUsage
 
-from schemarouter import AllowSet, SchemaRouter, SessionLimits, Visibility
+from schemarouter import AllowSet, SchemaRouter, SessionLimits, UserError, Visibility
 from schemarouter.visibility import FIND_TOOLS
 from schemarouter_pydantic_ai import (
     LOGGER_NAME,
@@ -252,11 +252,21 @@ class PerPrincipal:
 
     def __init__(self, visibility: Visibility) -> None:
         self.router = visibility.router
+        self.catalog = visibility.catalog
         self.everyone = visibility
         self.guests = Visibility(visibility.router, k=3, blocked=("local:delete_customer",))
 
+    def _for(self, principal: Hashable | None) -> Visibility:
+        return self.guests if principal == "guest" else self.everyone
+
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
-        return (self.guests if principal == "guest" else self.everyone).allow_set(query, principal)
+        return self._for(principal).allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        return self._for(principal).search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self._for(principal).permits(route, principal)
 
 
 async def test_find_tools_reveals_nothing_hidden_from_the_principal(visibility: Visibility) -> None:
@@ -508,8 +518,8 @@ async def test_setup_errors() -> None:
         def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
             raise AssertionError("never asked")
 
-    with pytest.raises(AdapterSetupError, match="catalog"):
-        PydanticAIRouter(NoCatalog(), sessions=SessionLimits())
+    with pytest.raises(UserError, match="lacks catalog"):
+        PydanticAIRouter(NoCatalog(), sessions=SessionLimits())  # pyright: ignore[reportArgumentType]
     visibility = Visibility(SchemaRouter(catalog_from_function_toolset("local", Tools([]))), k=3)
     with pytest.raises(AdapterSetupError, match="SessionLimits"):
         PydanticAIRouter(visibility, sessions={"max_tools": 3})  # type: ignore[arg-type]

@@ -15,7 +15,8 @@ from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDef
 from pydantic_ai.toolsets import AbstractToolset
 
 import schemarouter
-from schemarouter import AllowSet, Visibility
+from schemarouter import AllowSet, Catalog, SchemaRouter, Visibility
+from schemarouter.testing import DelegatingProvider, RaisingVisibility
 from schemarouter_pydantic_ai import (
     LOGGER_NAME,
     AdapterSetupError,
@@ -69,10 +70,11 @@ async def offered(agent: Agent[Any, Any], deps: object) -> list[str]:
     return script.offered
 
 
-class CountingVisibility:
+class CountingVisibility(DelegatingProvider):
     """Counts allow-set computations; delegates to a real Visibility."""
 
     def __init__(self, visibility: Visibility) -> None:
+        super().__init__(visibility)
         self.visibility, self.calls = visibility, 0
         self.router = visibility.router
 
@@ -81,9 +83,9 @@ class CountingVisibility:
         return self.visibility.allow_set(query, principal)
 
 
-class Exploding:
-    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
-        raise RuntimeError("index unavailable")
+class Exploding(RaisingVisibility):
+    def __init__(self) -> None:
+        super().__init__(SchemaRouter(Catalog()), error=RuntimeError("index unavailable"))
 
 
 async def test_supported_query_offers_the_allow_set_in_rank_order(visibility: Visibility) -> None:

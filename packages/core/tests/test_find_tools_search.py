@@ -122,7 +122,7 @@ class AllowSetOnly:
 
 def test_a_provider_without_search_or_permits_is_refused_at_setup() -> None:
     with pytest.raises(UserError, match="lacks search, permits"):
-        RoutingSession(AllowSetOnly(Visibility(crm(), k=3)))
+        RoutingSession(AllowSetOnly(Visibility(crm(), k=3)))  # pyright: ignore[reportArgumentType]
 
 
 class BadSearch(AllowSetOnly):
@@ -134,7 +134,7 @@ class BadSearch(AllowSetOnly):
 
 
 def test_a_search_that_gives_no_allow_set_fails_closed() -> None:
-    session = RoutingSession(BadSearch(Visibility(crm(), k=3)))
+    session = RoutingSession(BadSearch(Visibility(crm(), k=3)))  # pyright: ignore[reportArgumentType]
     session.offer("weather in Paris")
     with pytest.raises(RoutingError, match="not an AllowSet"):
         session.find_tools("delete customer")

@@ -42,6 +42,7 @@ from schemarouter.visibility import FIND_TOOLS
 from ._mirror import tool_input_schema
 from ._request import default_conversation_from
 from ._router import LangChainRouter
+from ._sessions import SESSIONS_STATE_KEY
 
 __all__ = [
     "GUARDRAIL_BLOCK_KEY",
@@ -365,6 +366,21 @@ class ScenarioAgent:
             [*self.router.tools, *self.tools], turn.context, messages, state=state, thread_id=turn.thread_id
         )
         return [t for t in visible if isinstance(t, BaseTool)]
+
+    def saved_state(self, conversation: str) -> Mapping[str, Any] | None:
+        """The conversation's routing state as its checkpointer thread holds it (None: none yet)."""
+        turn = Turn("", None, None, (), conversation=conversation)
+        values: Mapping[str, Any] = self.agent.get_state(turn.config).values
+        return (values.get(SESSIONS_STATE_KEY) or {}).get(conversation)
+
+    def replace_state(self, conversation: str, state: Mapping[str, Any] | None) -> None:
+        """Overwrite the conversation's routing state in its thread's checkpoint (removed first, so
+        the state channel's reducer keeps the new one whatever its progress), as an edit of the
+        checkpoint store would."""
+        turn = Turn("", None, None, (), conversation=conversation)
+        self.agent.update_state(turn.config, {SESSIONS_STATE_KEY: {conversation: None}})
+        if state is not None:
+            self.agent.update_state(turn.config, {SESSIONS_STATE_KEY: {conversation: dict(state)}})
 
     def output_seen(self, message: ToolMessage | None) -> bool:
         return message is not None and message.tool_call_id in self.output_guardrail.seen

@@ -14,9 +14,9 @@ from langgraph.types import Command
 
 from schemarouter import AllowSetProvider
 from schemarouter.errors import RoutingError, UserError
-from schemarouter.visibility import FIND_TOOLS, SessionLimits
+from schemarouter.visibility import FIND_TOOLS, SessionKey, SessionLimits
 
-from ._checks import catalog_of, route_of
+from ._checks import route_of
 from ._find_tool import find_tools_tool, is_find_tool
 from ._guard import ExecutionGuard, aguarded, guarded
 from ._refusal import refusal_message
@@ -71,9 +71,10 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
 
     Tools are matched by route when their metadata records one (`McpToolkit` tools do), so
     a rule about one server's tool never shows another server's tool of the same name;
-    tools with no route are matched by name. `always_visible` names are shown for every
-    request unless the provider's `blocked` rules (as `Visibility` exposes them) match the
-    tool, and not at all when routing fails.
+    tools with no route are matched by name. Every visible tool is asked about with the
+    provider's `permits` for the run's principal on every model step and every call, so a
+    rule changed while a run waits holds at once. `always_visible` names are shown for every
+    request the provider permits them for, and not at all when routing fails.
 
     The request comes from `runtime.context` through `request_from` (default: the
     context's `query` and `principal`, from a mapping or attributes). Pass the same
@@ -97,8 +98,10 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
     (default: the context's `conversation`), else, with `thread_as_conversation` (the default),
     the run's checkpointer `thread_id`; a run with neither fails closed. The session's state is
     kept in the graph state (`SESSIONS_STATE_KEY`), so the checkpointer saves it with the
-    thread: a resumed run offers what it offered before. Calls are checked against the
-    conversation's saved list (and the provider's `blocked` rules), not routed again.
+    thread: a resumed run offers what it offered before. The saved state is sealed (pass the
+    same `session_key` to every process that serves a conversation); an edited one is refused.
+    Calls are checked against the conversation's saved list and the provider's `permits` now,
+    not routed again.
     """
 
     def __init__(
@@ -112,6 +115,7 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         sessions: SessionLimits | None = None,
         conversation_from: ConversationFrom | None = None,
         thread_as_conversation: bool = True,
+        session_key: SessionKey | None = None,
     ) -> None:
         super().__init__()
         self.router = TurnRouter(
@@ -123,15 +127,12 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         )
         if sessions is not None and not isinstance(sessions, SessionLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"sessions must be a SessionLimits or None, got {type(sessions).__name__}")
-        if sessions is not None and catalog_of(visibility) is None:
-            raise UserError(
-                "conversation mode needs the provider's catalog: pass a schemarouter.Visibility "
-                "(or a provider exposing `router.catalog`)"
-            )
         self.sessions = sessions
         self.conversation_from: ConversationFrom = conversation_from or default_conversation_from
         self.thread_as_conversation = thread_as_conversation
-        self.conversations = Conversations(visibility, sessions) if sessions is not None else None
+        self.conversations = (
+            Conversations(self.router.provider, sessions, key=session_key) if sessions is not None else None
+        )
         self.find_tool: BaseTool | None = (
             find_tools_tool(self._answer_find_tools) if sessions is not None and sessions.find_tools else None
         )

@@ -31,6 +31,7 @@ from schemarouter.errors import RoutingError
 from schemarouter.visibility import (
     FindToolsResult,
     RoutingSession,
+    SessionKey,
     SessionLimits,
     SessionOffer,
     principal_identity,
@@ -88,8 +89,10 @@ class _Live:
     """The saved state it was built from or last found equal to."""
     step: str | None
     """The checkpoint id of the step that last used it (siblings of one step share it)."""
-    answered: set[str] = field(default_factory=set[str])
-    """find-tools calls answered in that step (a replayed call rebuilds the session)."""
+    answered: dict[str, tuple[FindToolsResult, dict[str, Any]]] = field(default_factory=lambda: {})
+    """find-tools calls answered in that step, by call id, with their answers: a call id seen
+    again (a replayed step, or a model that reuses one id) gets the same answer back, and is
+    neither searched nor counted again."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -116,9 +119,17 @@ def saved_session(state: object, conversation: str) -> Saved | None:
 class Conversations:
     """The routing sessions of one router's conversations (thread-safe)."""
 
-    def __init__(self, provider: AllowSetProvider, limits: SessionLimits, *, cache_size: int = 256) -> None:
+    def __init__(
+        self,
+        provider: AllowSetProvider,
+        limits: SessionLimits,
+        *,
+        cache_size: int = 256,
+        key: SessionKey | None = None,
+    ) -> None:
         self.provider = provider
         self.limits = limits
+        self.key = key
         self._live: OrderedDict[Hashable, _Live] = OrderedDict()
         self._lock = threading.Lock()
         self._cache_size = cache_size
@@ -130,6 +141,7 @@ class Conversations:
             principal=request.principal,
             limits=self.limits,
             state=saved,
+            key=self.key,
         )
 
     def _key(self, thread: str | None, conversation: str, request: RouteRequest) -> Hashable | None:
@@ -148,7 +160,6 @@ class Conversations:
         *,
         thread: str | None,
         step: str | None,
-        call: str | None = None,
     ) -> _Live:
         """The live session for this step: kept while it is the saved one (or, for a sibling
         task of the same step, grew from it), rebuilt from `saved` otherwise."""
@@ -157,11 +168,9 @@ class Conversations:
             live = self._live.get(key) if key is not None else None
             if live is not None:
                 same_step = step is not None and live.step == step
-                if call is not None and call in live.answered:
-                    live = None  # the same call again (a replayed step): start from the saved state
-                elif live.session.state.to_dict() == saved:
+                if live.session.state.to_dict() == saved:
                     if not same_step:
-                        live.base, live.step, live.answered = saved, step, set()
+                        live.base, live.step, live.answered = saved, step, {}
                 elif not (same_step and live.base == saved):
                     live = None
             if live is None:
@@ -202,11 +211,14 @@ class Conversations:
         call: str,
     ) -> tuple[FindToolsResult, dict[str, Any]]:
         """Answer one find-tools call, and the state to save with its result."""
-        live = self._session(request, conversation, saved, thread=thread, step=step, call=call)
+        live = self._session(request, conversation, saved, thread=thread, step=step)
         with live.lock:
+            if call and call in live.answered:
+                return live.answered[call]
             result = live.session.find_tools(query if isinstance(query, str) else "")
-            live.answered.add(call)
             state = live.session.state.to_dict()
+            if call:
+                live.answered[call] = (result, state)
         return result, state
 
     def listed(self, request: RouteRequest, conversation: str, saved: Saved | None) -> RoutingSession:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from langchain_core.tools import BaseTool
 
 from schemarouter import AllowSet, AllowSetProvider, Catalog
 from schemarouter.errors import RoutingError, UserError
-from schemarouter.visibility import SessionOffer, principal_identity, request_via
+from schemarouter.visibility import SessionOffer, permitted, principal_identity, request_via, require_provider
 
 from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of, route_of
 from ._request import RequestFrom, RouteRequest, default_request_from, last_human_text
@@ -36,30 +36,29 @@ class TurnRouting:
     allow-set does not make it visible. A tool with no known route is matched by name.
 
     In conversation mode (`conversation` is set) `allow_set` is the conversation's list of tools
-    (first-offered order), a routed tool is also hidden when a `blocked` rule matches it, and
-    `find_tools` says whether the router's find-tools tool is visible; `offer` is the session's
-    answer for this model step (None for the check of a call, which reads the saved list as is).
+    (first-offered order), and `find_tools` says whether the router's find-tools tool is visible;
+    `offer` is the session's answer for this model step (None for the check of a call, which
+    reads the saved list as is). In both modes every visible tool is also one the provider
+    permits this turn's principal now (`permit`).
     """
 
     visible: frozenset[str]
-    """Names that may be visible: the allow-set's, then always-visible ones not blocked by name."""
+    """Names that may be visible: the allow-set's, then always-visible ones the provider permits."""
     order: tuple[str, ...]
     """Visible names in allow-set order (best first, then always-visible ones)."""
     allow_set: AllowSet | None
     failure: str | None = None
     always: frozenset[str] = frozenset()
-    """This router's `always_visible` names (shown unless a `blocked` rule matches the tool)."""
-    blocked: frozenset[str] = frozenset()
-    """The provider's `blocked` rules (names and routes), as far as it exposes them."""
-    blocked_names: frozenset[str] = frozenset()
-    """Names of catalog tools whose route is blocked: a tool with no known route and such a
-    name counts as blocked."""
+    """This router's `always_visible` names (shown when the provider permits them)."""
     conversation: str | None = None
     """The conversation this routing belongs to (conversation mode), else None."""
     find_tools: bool = False
     """Conversation mode: the find-tools tool is visible (first)."""
     offer: SessionOffer | None = None
     """Conversation mode, on a model step: what the session offered."""
+    permit: Callable[[str, str | None], bool] = field(default=lambda name, route: False)
+    """The provider's rules for this turn's principal, asked now: may the tool `name` (served as
+    `route`, when known) be shown? Every visible tool passes it, on every check."""
 
     def routed(self, name: str, route: str | None = None) -> bool:
         """Did the allow-set route this tool (by `route` when known, else by `name`)?"""
@@ -68,23 +67,18 @@ class TurnRouting:
             return False
         return route in allow_set.routes if route is not None else name in allow_set.names
 
-    def is_blocked(self, name: str, route: str | None = None) -> bool:
-        """Does a `blocked` rule of the provider match this tool?"""
-        if name in self.blocked:
-            return True
-        return route in self.blocked if route is not None else name in self.blocked_names
-
     def allows(self, name: str, route: str | None = None) -> bool:
         """Is a tool called `name` (served as `route`, when known) visible this turn?
 
-        Routed tools are visible; this router's `always_visible` ones too, unless blocked
-        (blocked wins, as in `Visibility`). On a routing failure nothing is visible.
+        Routed tools are visible and this router's `always_visible` ones too, as long as the
+        provider permits them now (`permit`: blocked wins, as in `Visibility`; a rule changed
+        since the turn was routed holds at once). On a routing failure nothing is visible.
         """
         if self.allow_set is None:
             return False
-        if self.routed(name, route):
-            return self.conversation is None or not self.is_blocked(name, route)
-        return name in self.always and not self.is_blocked(name, route)
+        if not (self.routed(name, route) or name in self.always):
+            return False
+        return self.permit(name, route)
 
     def rank(self, name: str, route: str | None = None) -> int:
         """Position of a visible tool: allow-set order (by route when known), then always-visible order."""
@@ -137,10 +131,7 @@ class TurnRouter:
         on_failure: OnFailure = "hide",
         cache_size: int = 256,
     ) -> None:
-        if not isinstance(provider, AllowSetProvider):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise UserError(
-                f"expected an AllowSetProvider such as schemarouter.Visibility, got {type(provider).__name__}"
-            )
+        provider = require_provider(provider)
         if isinstance(always_visible, str):
             raise UserError("always_visible must be a collection of tool names, not a single string")
         if on_failure not in ("hide", "raise"):
@@ -158,7 +149,7 @@ class TurnRouter:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._checks = CatalogChecks(logger)
-        self._blocked_names: tuple[str, frozenset[str], frozenset[str]] = ("", frozenset(), frozenset())
+        self._by_name: tuple[str, Mapping[str, tuple[str, ...]]] = ("", {})
 
     def warn_once(self, key: Hashable, message: str, *args: object) -> None:
         """Log `message % args` at WARNING the first time this router sees `key`."""
@@ -220,23 +211,40 @@ class TurnRouter:
                     self._cache.popitem(last=False)
         return allow_set
 
-    def _blocked(
-        self, catalog: Catalog | None, *, needed: bool = False
-    ) -> tuple[frozenset[str], frozenset[str]]:
-        """The provider's `blocked` rules (when it exposes them, as `Visibility` does) and the
-        names of catalog tools whose route they block. Resolved once per catalog version; only
-        when `always_visible` names (or, with `needed`, a conversation's list) need them."""
-        rules: Any = getattr(self.provider, "blocked", None)
-        if not (self.always_visible or needed) or not isinstance(rules, Collection) or isinstance(rules, str):
-            return frozenset(), frozenset()
-        blocked = frozenset(r for r in cast("Collection[object]", rules) if isinstance(r, str))
-        if catalog is None:
-            return blocked, frozenset()
-        version, cached_rules, names = self._blocked_names
-        if version != catalog.version or cached_rules != blocked:
-            names = frozenset(cap.name for cap in catalog if cap.route in blocked)
-            self._blocked_names = (catalog.version, blocked, names)
-        return blocked, names
+    def _routes_named(self, catalog: Catalog) -> Mapping[str, tuple[str, ...]]:
+        """The catalog's routes by tool name (worked out once per catalog version)."""
+        version, by_name = self._by_name
+        if version != catalog.version:
+            grouped: dict[str, list[str]] = {}
+            for cap in catalog:
+                grouped.setdefault(cap.name, []).append(cap.route)
+            by_name = {name: tuple(routes) for name, routes in grouped.items()}
+            self._by_name = (catalog.version, by_name)
+        return by_name
+
+    def permit(self, principal: Hashable | None) -> Callable[[str, str | None], bool]:
+        """The provider's rules for `principal`, asked at each call of the answer (never
+        remembered: a rule changed mid-run holds at once). A tool with no known route is asked
+        about as every catalog route of its name; a tool outside the catalog (an always-visible
+        one of this router's own) is shown unless the provider's `blocked` names it."""
+        provider = self.provider
+        by_name = self._routes_named(provider.catalog)
+        rules: Any = getattr(provider, "blocked", ())
+        blocked = (
+            frozenset(r for r in cast("Collection[object]", rules) if isinstance(r, str))
+            if isinstance(rules, Collection) and not isinstance(rules, str)
+            else frozenset[str]()
+        )
+
+        def answer(name: str, route: str | None) -> bool:
+            if route is not None:
+                return permitted(provider, route, principal)
+            routes = by_name.get(name)
+            if not routes:
+                return name not in blocked
+            return all(permitted(provider, r, principal) for r in routes)
+
+        return answer
 
     def route(self, context: Any, messages: Sequence[Any], *, fresh: bool = False) -> TurnRouting:
         """The visible tools for this turn. Never raises unless `on_failure="raise"`.
@@ -270,8 +278,8 @@ class TurnRouter:
         find_tools: bool = False,
         offer: SessionOffer | None = None,
     ) -> TurnRouting:
-        blocked, blocked_names = self._blocked(catalog_of(self.provider), needed=conversation is not None)
-        always = sorted(self.always_visible - blocked)
+        permit = self.permit(allow_set.principal)
+        always = [name for name in sorted(self.always_visible) if permit(name, None)]
         order = tuple(dict.fromkeys([*allow_set.names, *always]))
         return TurnRouting(
             frozenset(order),
@@ -279,11 +287,10 @@ class TurnRouter:
             allow_set,
             None,
             self.always_visible,
-            blocked,
-            blocked_names,
             conversation,
             find_tools,
             offer,
+            permit,
         )
 
     def conversation_routing(

@@ -113,7 +113,7 @@ class LangChainDriver:
     """Drives `create_agent` + `LangChainRouter` for the shared conformance suite."""
 
     name = "langchain"
-    capabilities = DriverCapabilities()
+    capabilities = DriverCapabilities(state_access=True)
 
     async def build(self, scenario: Scenario) -> BuiltAgent:
         toolkit = await McpToolkit(scenario.source.mcp_source()).open()
@@ -167,6 +167,16 @@ class LangChainDriver:
 
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
         return agent.harness.visible_tools(request.query, request.principal, request.conversation)
+
+    async def conversation_state(self, agent: BuiltAgent, request: RunRequest) -> Mapping[str, Any] | None:
+        """The state the conversation's checkpointer thread holds (`SESSIONS_STATE_KEY`)."""
+        return agent.harness.saved_state(request.conversation or "")
+
+    async def replace_conversation_state(
+        self, agent: BuiltAgent, request: RunRequest, state: Mapping[str, Any] | None
+    ) -> None:
+        """Overwrite the state in the thread's checkpoint, as an edit of the checkpoint store."""
+        agent.harness.replace_state(request.conversation or "", state)
 
     def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
         """The router's routing of a turn, for a fresh `runtime.context` each time."""

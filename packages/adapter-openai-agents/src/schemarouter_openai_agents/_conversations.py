@@ -28,7 +28,7 @@ from schemarouter import (
     SessionState,
     UserError,
 )
-from schemarouter.visibility import FIND_TOOLS, principal_identity
+from schemarouter.visibility import FIND_TOOLS, SessionKey, principal_identity
 
 if TYPE_CHECKING:
     from agents import FunctionTool
@@ -77,9 +77,12 @@ class ConversationSessions:
     """The router's live sessions, at most `size` (least recently used dropped first; a dropped
     session is rebuilt from the state its run context carries)."""
 
-    def __init__(self, provider: AllowSetProvider, limits: SessionLimits, size: int) -> None:
+    def __init__(
+        self, provider: AllowSetProvider, limits: SessionLimits, size: int, key: SessionKey | None = None
+    ) -> None:
         self._provider = provider
         self._limits = limits
+        self._key = key
         self._size = size
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._lock = threading.Lock()
@@ -108,20 +111,26 @@ class ConversationSessions:
     def _build(self, saved: object, conversation: str, principal: Hashable | None) -> RoutingSession:
         if saved is None:
             return RoutingSession(
-                self._provider, conversation_id=conversation, principal=principal, limits=self._limits
+                self._provider,
+                conversation_id=conversation,
+                principal=principal,
+                limits=self._limits,
+                key=self._key,
             )
         if not isinstance(saved, Mapping):
             raise RoutingError(
                 f"the run context's {SESSION_KEY!r} is not a saved session state (got {type(saved).__name__})"
             )
         state = cast("Mapping[str, Any]", saved)
-        if state.get("conversation_id") != conversation:
-            raise RoutingError(
-                f"the run context's saved session belongs to another conversation, not {conversation!r}: "
-                "give each conversation its own context"
-            )
         try:
-            return RoutingSession(self._provider, principal=principal, limits=self._limits, state=state)
+            return RoutingSession(
+                self._provider,
+                conversation_id=conversation,
+                principal=principal,
+                limits=self._limits,
+                state=state,
+                key=self._key,
+            )
         except UserError as exc:
             raise RoutingError(f"the run context's saved session state is unusable: {exc}") from exc
 

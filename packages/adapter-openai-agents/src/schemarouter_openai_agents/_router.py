@@ -22,7 +22,16 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from schemarouter import AllowSet, AllowSetProvider, RoutingError, RoutingSession, SessionLimits, UserError
-from schemarouter.visibility import FIND_TOOLS, FindToolsResult, principal_identity, request_via
+from schemarouter.catalog import make_route
+from schemarouter.visibility import (
+    FIND_TOOLS,
+    FindToolsResult,
+    SessionKey,
+    permitted,
+    principal_identity,
+    request_via,
+    require_provider,
+)
 
 from ._cache import ContextMemo
 from ._checks import CatalogChecks
@@ -110,11 +119,9 @@ class OpenAIAgentsRouter:
         max_contexts: int = 1024,
         sessions: SessionLimits | None = None,
         conversation_from: ConversationFrom = default_conversation_from,
+        session_key: SessionKey | None = None,
     ) -> None:
-        if not callable(getattr(visibility, "allow_set", None)):
-            raise UserError(
-                "visibility must provide allow_set(query, principal) (e.g. schemarouter.Visibility)"
-            )
+        visibility = require_provider(visibility)
         if not callable(request_from):
             raise UserError("request_from must be callable")
         if isinstance(max_contexts, bool) or not isinstance(max_contexts, int) or max_contexts < 1:
@@ -122,11 +129,6 @@ class OpenAIAgentsRouter:
         if sessions is not None and not isinstance(sessions, SessionLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(
                 f"sessions must be a schemarouter.SessionLimits or None, got {type(sessions).__name__}"
-            )
-        if sessions is not None and _catalog_of(visibility) is None:
-            raise UserError(
-                "conversation mode needs the catalog: pass a provider that exposes router.catalog "
-                "(schemarouter.Visibility does)"
             )
         if not callable(conversation_from):
             raise UserError("conversation_from must be callable")
@@ -142,7 +144,9 @@ class OpenAIAgentsRouter:
         """The conversation limits, or None: routed per request (no conversation mode)."""
         self.conversation_from = conversation_from
         self._conversations = (
-            ConversationSessions(visibility, sessions, max_contexts) if sessions is not None else None
+            ConversationSessions(visibility, sessions, max_contexts, session_key)
+            if sessions is not None
+            else None
         )
         self._find_tool: FunctionTool | None = None
 
@@ -291,7 +295,7 @@ class OpenAIAgentsRouter:
             )
         except Exception as exc:
             _log.warning("SchemaRouter answered find_tools with nothing (%s: %s)", type(exc).__name__, exc)
-            return FindToolsResult(query, (), (), refused="turned_off").text()
+            return FindToolsResult(query, (), (), refused="failed").text()
         return result.text()
 
     def order_tools(self, run_context: Any, tools: Sequence[_T]) -> list[_T]:
@@ -341,8 +345,17 @@ class OpenAIAgentsRouter:
         outcome = self.outcome(context.run_context)
         if outcome.allow_set is None or not outcome.allows(tool.name, source):
             return False
+        if not self.permits_now(outcome, tool.name, source):
+            return False
         catalog = _catalog_of(self.visibility)
         return self._checks.mcp_contract_matches(catalog, outcome.allow_set, source, tool)
+
+    def permits_now(self, outcome: RoutingOutcome, name: str, source: str) -> bool:
+        """Does the provider permit `source:name` to this run's principal at this moment? Asked on
+        every check, never remembered: rules may change while a run or a conversation goes on,
+        and a conversation's saved list must never show what the rules now deny."""
+        principal = outcome.request.principal if outcome.request is not None else None
+        return permitted(self.visibility, make_route(source, name), principal)
 
     def _warn_if_unlisted(self, kind: str, name: str, source: str) -> None:
         """Log once per catalog version that a gated tool is not in the catalog (it stays hidden)."""

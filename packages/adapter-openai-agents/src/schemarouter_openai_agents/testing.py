@@ -39,6 +39,7 @@ from schemarouter_conformance import (
 )
 
 from ._agent import RoutedAgent
+from ._conversations import SESSION_KEY
 from ._harness import GuardrailProbe, run_config
 from ._request import RouteRequest
 from ._router import OpenAIAgentsRouter
@@ -123,7 +124,7 @@ class OpenAIAgentsDriver:
     """
 
     name = "openai-agents"
-    capabilities = DriverCapabilities()
+    capabilities = DriverCapabilities(state_access=True)
 
     def __init__(self, *, cache_tools_list: bool = False) -> None:
         self.cache_tools_list = cache_tools_list
@@ -263,6 +264,23 @@ class OpenAIAgentsDriver:
 
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
         return await agent.agent.get_all_tools(RunContextWrapper(context=agent.context(request)))
+
+    async def conversation_state(self, agent: BuiltAgent, request: RunRequest) -> Mapping[str, Any] | None:
+        """The state saved in the conversation's run context (`SESSION_KEY`)."""
+        context = agent.contexts.get(request.conversation or "", {})
+        return context.get(SESSION_KEY)
+
+    async def replace_conversation_state(
+        self, agent: BuiltAgent, request: RunRequest, state: Mapping[str, Any] | None
+    ) -> None:
+        """Overwrite the state in the conversation's run context, as an edit of stored run state."""
+        context = agent.contexts.setdefault(
+            request.conversation or "", {"conversation": request.conversation}
+        )
+        if state is None:
+            context.pop(SESSION_KEY, None)
+        else:
+            context[SESSION_KEY] = dict(state)
 
     def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
         """The router's decision for a run (`outcome`), on a fresh `RunContextWrapper` each time."""

@@ -18,8 +18,8 @@ from collections.abc import Hashable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from schemarouter import AllowSet, AllowSetProvider, Catalog, RoutingError, RoutingSession, SessionLimits
-from schemarouter.visibility import SessionOffer, SessionState, principal_identity
+from schemarouter import AllowSet, AllowSetProvider, Catalog, RoutingSession, SessionLimits
+from schemarouter.visibility import SessionKey, SessionOffer, SessionState, principal_identity
 
 __all__ = [
     "SESSION_FIELD",
@@ -115,8 +115,9 @@ class ConversationSessions:
     """The live sessions of one router, at most `cache_size`, least recently used dropped first
     (a dropped one is rebuilt from the state in its deps). Thread-safe."""
 
-    def __init__(self, limits: SessionLimits, cache_size: int) -> None:
+    def __init__(self, limits: SessionLimits, cache_size: int, key: SessionKey | None = None) -> None:
         self.limits = limits
+        self.key = key
         self._cache_size = max(cache_size, 1)
         self._sessions: OrderedDict[tuple[str, object], tuple[str, RoutingSession]] = OrderedDict()
         self._lock = threading.Lock()
@@ -151,17 +152,18 @@ class ConversationSessions:
                 conversation_id=conversation,
                 principal=principal,
                 limits=self.limits,
+                key=self.key,
             )
         else:
             session = RoutingSession(
-                provider, catalog=catalog, principal=principal, limits=self.limits, state=saved
+                provider,
+                catalog=catalog,
+                conversation_id=conversation,
+                principal=principal,
+                limits=self.limits,
+                state=saved,
+                key=self.key,
             )
-            if session.state.conversation_id != conversation:
-                raise RoutingError(
-                    f"the run's deps carry the routing state of conversation {session.state.conversation_id!r}, "
-                    f"not of {conversation!r}: start a new conversation with deps that carry no "
-                    f"{SESSION_FIELD}"
-                )
         with self._lock:
             self._sessions[key] = (catalog.version, session)
             self._sessions.move_to_end(key)

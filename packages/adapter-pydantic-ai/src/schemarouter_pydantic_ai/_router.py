@@ -24,7 +24,7 @@ from schemarouter import (
     UserError,
 )
 from schemarouter.catalog import make_route
-from schemarouter.visibility import FIND_TOOLS, SessionOffer
+from schemarouter.visibility import FIND_TOOLS, SessionKey, SessionOffer, permitted, require_provider
 
 from ._checks import CatalogChecks, catalog_of
 from ._conversation import ConversationSessions, conversation_allow_set, save_state, saved_state
@@ -104,11 +104,12 @@ class PydanticAIRouter:
         conversation_from: ConversationFrom = default_conversation_from,
         raise_on_failure: bool = False,
         cache_size: int = 256,
+        session_key: SessionKey | None = None,
     ) -> None:
-        if not isinstance(visibility, AllowSetProvider):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise AdapterSetupError(
-                f"visibility must provide allow_set(query, principal), got {type(visibility).__name__}"
-            )
+        try:
+            visibility = require_provider(visibility)
+        except UserError as exc:
+            raise AdapterSetupError(str(exc)) from None
         if not callable(request_from):
             raise AdapterSetupError("request_from must be callable")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
@@ -119,18 +120,15 @@ class PydanticAIRouter:
             )
         if not callable(conversation_from):
             raise AdapterSetupError("conversation_from must be callable")
-        if sessions is not None and catalog_of(visibility) is None:
-            raise AdapterSetupError(
-                "conversation mode needs a provider that exposes its catalog as provider.router.catalog "
-                "(schemarouter.Visibility does)"
-            )
         self.visibility = visibility
         self.request_from = request_from
         self.sessions = sessions
         """The conversation mode's limits, or None (each run routed on its own)."""
         self.conversation_from = conversation_from
         self.raise_on_failure = raise_on_failure
-        self._conversations = ConversationSessions(sessions, cache_size) if sessions is not None else None
+        self._conversations = (
+            ConversationSessions(sessions, cache_size, session_key) if sessions is not None else None
+        )
         self._finder: FunctionToolset[Any] | None = None
         self._cache_size = cache_size
         self._cache: OrderedDict[_CacheKey, AllowSet] = OrderedDict()
@@ -343,6 +341,11 @@ class PydanticAIRouter:
         """
         catalog = catalog_of(self.visibility)
         ranking = allow.names if catalog is None and source is None else allow.routes
+        # The provider's rules, asked now for this run's principal: a rule changed while the run
+        # or the conversation went on holds at once, and a saved list never shows what it denies.
+        ranking = tuple(
+            key for key in ranking if ":" not in key or permitted(self.visibility, key, allow.principal)
+        )
         rank = {key: i for i, key in reversed(list(enumerate(ranking)))}
         kept: list[tuple[int, int, _T]] = []
         for position, item in enumerate(items):

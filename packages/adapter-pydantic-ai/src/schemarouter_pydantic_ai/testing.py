@@ -125,7 +125,7 @@ class PydanticAIDriver:
     """
 
     name = "pydantic-ai"
-    capabilities = DriverCapabilities()
+    capabilities = DriverCapabilities(state_access=True)
 
     def __init__(self, layout: Layout = "toolset") -> None:
         self.layout: Layout = layout
@@ -261,6 +261,18 @@ class PydanticAIDriver:
 
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
         return await offer_turn(agent.agent, _run_deps(agent, request))
+
+    async def conversation_state(self, agent: BuiltAgent, request: RunRequest) -> Mapping[str, Any] | None:
+        """The state the conversation's deps carry (`schemarouter_session`)."""
+        deps = agent.conversations.get(request.conversation or "")
+        return None if deps is None else deps.schemarouter_session
+
+    async def replace_conversation_state(
+        self, agent: BuiltAgent, request: RunRequest, state: Mapping[str, Any] | None
+    ) -> None:
+        """Overwrite the state in the conversation's deps, as an edit of stored run state."""
+        deps = agent.conversations.setdefault(request.conversation or "", _deps(request))
+        deps.schemarouter_session = None if state is None else dict(state)
 
     def routing_hook(self, agent: BuiltAgent, request: RunRequest) -> RoutingHook:
         """The router's allow-set for a run step, on a fresh `RunContext` each time (no run id:

@@ -17,7 +17,9 @@ in the run context it keeps them.
 guardrail, refused as hidden); `InputGuardrail` and `OutputGuardrail` are the shapes of the
 guardrail hooks a `FakeAgent` takes.
 
-`RaisingVisibility` is a `Visibility` whose `allow_set` always raises, for fail-closed tests.
+`RaisingVisibility` is a `Visibility` whose `allow_set`, `search` and `permits` always raise,
+for fail-closed tests; `DelegatingProvider` is a complete provider answering from another, to
+subclass where a test changes one answer (counts requests, changes a rule mid-conversation).
 
 `passing_evidence_report(**changes)` is an `EvidenceReport` that meets the acceptance bar,
 with `changes` applied, for tests of code that judges or prints reports.
@@ -38,6 +40,7 @@ from typing import Any, Literal, TypeVar
 
 from ._defaults import DEFAULT_K
 from ._router import SchemaRouter
+from .catalog._catalog import Catalog
 from .errors import RoutingError, UserError
 from .evidence._report import EvidenceReport, LatencySummary
 from .retrieval._results import Retrieval
@@ -48,6 +51,7 @@ from .visibility._visibility import Visibility
 
 __all__ = [
     "SESSIONS_KEY",
+    "DelegatingProvider",
     "FakeAgent",
     "FakeOutcome",
     "FakeRunResult",
@@ -362,6 +366,28 @@ class FakeAgent:
 def _failed(failure: str) -> FakeTurn:
     logger.warning("fake agent: %s", failure)
     return FakeTurn((), None, failure)
+
+
+class DelegatingProvider:
+    """An `AllowSetProvider` that answers from `inner` (a `Visibility`, usually): subclass it and
+    override one member (`allow_set` to count or record requests, `permits` to change a rule
+    while a conversation runs) and the others stay complete and consistent."""
+
+    def __init__(self, inner: AllowSetProvider) -> None:
+        self.inner = inner
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.inner.catalog
+
+    def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
+        return self.inner.allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        return self.inner.search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self.inner.permits(route, principal)
 
 
 class RaisingVisibility(Visibility):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Literal, Protocol, cast, runtime_checkable
@@ -11,7 +12,7 @@ from ..catalog._names import name_skeleton
 from ..errors import UserError
 from ..retrieval._results import RouteOutcome, RouteReason
 
-__all__ = ["AllowSet", "AllowSetProvider", "DecisionReason", "ToolDecision", "require_provider"]
+__all__ = ["AllowSet", "AllowSetProvider", "DecisionReason", "ToolDecision", "permitted", "require_provider"]
 
 
 DecisionReason = Literal[
@@ -251,6 +252,24 @@ class AllowSetProvider(Protocol):
 
 
 _PROVIDER_MEMBERS = ("catalog", "allow_set", "search", "permits")
+
+_log = logging.getLogger("schemarouter.visibility")
+
+
+def permitted(provider: AllowSetProvider, route: str, principal: Hashable | None = None) -> bool:
+    """`provider.permits(route, principal)`, failing closed: False when it raises (logged at
+    WARNING on `schemarouter.visibility`) or answers anything but True. What adapters ask of a
+    tool on every step and at every call."""
+    try:
+        return provider.permits(route, principal) is True
+    except Exception as exc:
+        _log.warning(
+            "the provider's permits raised for %s (%s: %s); the tool is hidden",
+            route,
+            type(exc).__name__,
+            exc,
+        )
+        return False
 
 
 def require_provider(provider: object) -> AllowSetProvider:

@@ -32,9 +32,9 @@ class ContractChecks:
 
     @staticmethod
     def catalog_of(provider: object) -> Catalog | None:
-        """The catalog behind an allow-set provider that exposes it as `provider.router.catalog`
-        (as `Visibility` does); None for a provider that does not."""
-        catalog = getattr(getattr(provider, "router", None), "catalog", None)
+        """The catalog of an allow-set provider (`provider.catalog`, which every provider has:
+        see `AllowSetProvider`); None for an object that has none."""
+        catalog = getattr(provider, "catalog", None)
         return catalog if isinstance(catalog, Catalog) else None
 
     def warn_once(self, key: Hashable, message: str, *args: object) -> None:

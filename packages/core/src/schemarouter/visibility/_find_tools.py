@@ -74,7 +74,7 @@ class FoundTool:
     """The first sentence of its description (see `one_line`)."""
 
 
-FindRefusal = Literal["empty_query", "too_many_calls", "turned_off"]
+FindRefusal = Literal["empty_query", "too_many_calls", "turned_off", "failed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +89,8 @@ class FindToolsResult:
     held_back: tuple[FoundTool, ...] = ()
     """Matching tools not added because the conversation's budget is full."""
     refused: FindRefusal | None = None
-    """Why nothing was searched: an empty query, too many calls this turn, or find-tools off."""
+    """Why nothing was searched: an empty query, too many calls this turn, find-tools off, or the
+    search itself failed (routing failed; the adapter logs why)."""
 
     @property
     def found(self) -> tuple[FoundTool, ...]:
@@ -104,6 +105,8 @@ class FindToolsResult:
             return "No more tool searches on this step: use the tools you have, or answer without one."
         if self.refused == "turned_off":
             return "Tool search is not available in this conversation."
+        if self.refused == "failed":
+            return "Tool search failed. Use the tools you have, or answer without one."
         lines: list[str] = []
         if self.added:
             lines.append("These tools are now available (use them on your next step):")
