@@ -75,7 +75,8 @@ class Agent:
         if any(isinstance(m, AIMessage) for m in messages[last + 1 :]) or not self.calls:
             return AIMessage(content="done")
         calls = [
-            {"name": n, "args": a, "id": self.call_id or f"call-{uuid.uuid4().hex[:8]}"} for n, a in self.calls
+            {"name": n, "args": a, "id": self.call_id or f"call-{uuid.uuid4().hex[:8]}"}
+            for n, a in self.calls
         ]
         return AIMessage(content="", tool_calls=calls)
 
