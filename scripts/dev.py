@@ -292,8 +292,27 @@ ADAPTERS = {
 }
 
 
+def _runtime_only(name: str, wheels: list[Path]) -> int:
+    """The adapter's wheel alone (with core) in a clean venv: it imports, and its install brought
+    no test tooling (no pytest, no conformance package)."""
+    _package_dir, module, prefix, pins = ADAPTERS[name]
+    target = ROOT / f".venv-runtime-{name}"
+    uv = _clean_venv(target)
+    picked = [w for w in wheels if w.name.startswith((prefix, "schemarouter_core-"))]
+    _uv_install(uv, target, *picked, *pins)
+    probe = (
+        "import importlib.util, sys;"
+        f"import {module};"
+        "bad = [m for m in ('pytest', 'schemarouter_conformance') if importlib.util.find_spec(m)];"
+        f"print({name!r}, 'runtime install brought:', bad or 'no test tooling');"
+        "sys.exit(1 if bad else 0)"
+    )
+    return _run(_bin(target, "python"), "-c", probe)
+
+
 def cmd_wheel_check(args: list[str]) -> int:
-    """An adapter from built wheels in a clean venv: its tests, then its validation artifact."""
+    """An adapter from built wheels in a clean venv: its runtime install carries no test tooling;
+    then, with the conformance package beside it, its tests and its validation artifact."""
     names = args or list(ADAPTERS)
     dist = ROOT / "dist"
     wheels = build_wheels(dist)
@@ -301,7 +320,10 @@ def cmd_wheel_check(args: list[str]) -> int:
         if name not in ADAPTERS:
             print(f"unknown adapter {name!r}; choose from {sorted(ADAPTERS)}", file=sys.stderr)
             return 2
-        package_dir, module, prefix, pins = ADAPTERS[name]
+        code = _runtime_only(name, wheels)
+        if code:
+            return code
+        package_dir, _module, prefix, pins = ADAPTERS[name]
         target = ROOT / f".venv-wheel-{name}"
         uv = _clean_venv(target)
         picked = [
@@ -316,7 +338,7 @@ def cmd_wheel_check(args: list[str]) -> int:
             return code
         workdir = ROOT / "artifacts" / f"wheel-check-{name}"
         workdir.mkdir(parents=True, exist_ok=True)
-        code = _run(python, "-m", f"{module}.validate", cwd=workdir)
+        code = _run(python, "-m", "schemarouter_conformance.validate", name, cwd=workdir)
         if code:
             return code
     return 0

@@ -60,7 +60,7 @@ def test_the_guide_example_passes_the_suite(guide_blocks: dict[str, str], inner_
         for name in STANDARD_TESTS
         if "conversations" in required_capabilities(getattr(AdapterConformanceSuite, name))
     ]
-    assert len(conversations) == 7
+    assert len(conversations) == 11
     expected = dict.fromkeys([*STANDARD_TESTS, "test_no_standard_test_weakened"], "passed")
     assert outcomes == {**expected, **dict.fromkeys(conversations, "skipped")}, failures
 

@@ -316,7 +316,7 @@ def test_another_principal_gets_nothing_from_a_conversations_state(
         other = await agent.run(WEATHER, "bob", conversation="c-1", context=context)
         assert other.turn.names == ()
         assert other.turn.failure is not None
-        assert "RoutingError" in other.turn.failure
+        assert "SessionStateError" in other.turn.failure
 
     asyncio.run(scenario())
 

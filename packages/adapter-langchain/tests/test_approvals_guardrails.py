@@ -18,8 +18,8 @@ from langgraph.types import Command
 
 from schemarouter import McpSource, SchemaRouter, Visibility
 from schemarouter_conformance import DESTRUCTIVE_TOOLS, GUARDRAIL_TRIP_VALUE, read_call_log
+from schemarouter_conformance.drivers._langchain_harness import GUARDRAIL_BLOCK_KEY, ScenarioAgent
 from schemarouter_langchain import LangChainRouter, McpToolkit, refusal_of
-from schemarouter_langchain._harness import GUARDRAIL_BLOCK_KEY, ScenarioAgent
 from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer
 
 DELETE = "permanently delete customer c-200 from the CRM"

@@ -8,8 +8,8 @@ chat model that supports `bind_tools`.
 
 from __future__ import annotations
 
+from schemarouter_conformance.drivers.langchain import LangChainDriver
 from schemarouter_conformance.suite import AdapterConformanceSuite
-from schemarouter_langchain.testing import LangChainDriver
 
 
 class TestLangChainConformance(AdapterConformanceSuite):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import sys
 
 import pytest
 
@@ -38,8 +37,8 @@ def test_public_modules_import() -> None:
         importlib.import_module(f"{package.__name__}.{module}")
 
 
-def test_the_old_driver_module_still_imports_with_a_warning() -> None:
-    sys.modules.pop("schemarouter_langchain.conformance", None)
-    with pytest.deprecated_call(match="moved to schemarouter_langchain.testing"):
-        old = importlib.import_module("schemarouter_langchain.conformance")
-    assert old.LangChainDriver is importlib.import_module("schemarouter_langchain.testing").LangChainDriver
+def test_the_old_driver_name_still_imports_with_a_warning() -> None:
+    testing = importlib.import_module("schemarouter_langchain.testing")
+    with pytest.deprecated_call(match="moved to schemarouter_conformance.drivers.langchain"):
+        old = testing.LangChainDriver
+    assert old is importlib.import_module("schemarouter_conformance.drivers.langchain").LangChainDriver

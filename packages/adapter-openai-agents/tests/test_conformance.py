@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import pytest
 
-from schemarouter_openai_agents.testing import OpenAIAgentsDriver
+from schemarouter_conformance.drivers.openai_agents import OpenAIAgentsDriver
 
 suite = pytest.importorskip("schemarouter_conformance.suite", reason="the conformance suite is not installed")
 

@@ -20,8 +20,8 @@ from schemarouter_conformance import read_call_log
 from schemarouter_conformance.drifting_server import DRAIN_ARGUMENTS as DRAIN
 from schemarouter_conformance.drifting_server import DRIFT_QUERY as QUERY
 from schemarouter_conformance.drifting_server import drifting_command
+from schemarouter_conformance.drivers.openai_agents import run_config
 from schemarouter_openai_agents import LOGGER_NAME, OpenAIAgentsRouter
-from schemarouter_openai_agents.testing import run_config
 
 pytestmark = pytest.mark.slow
 

@@ -27,8 +27,8 @@ from schemarouter_conformance import (
     read_call_log,
     stdio_command,
 )
+from schemarouter_conformance.drivers.openai_agents import GuardrailProbe, run_config
 from schemarouter_openai_agents import SESSION_KEY, OpenAIAgentsRouter, RoutedAgent
-from schemarouter_openai_agents.testing import GuardrailProbe, run_config
 
 pytestmark = pytest.mark.slow
 

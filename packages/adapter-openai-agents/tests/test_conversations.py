@@ -143,7 +143,7 @@ async def test_find_tools_answers_nothing_when_the_run_cannot_be_routed(
 ) -> None:
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
         text = await _find(routing, {"query": WEATHER}, "convert currency")
-    assert "not available" in text
+    assert "search failed" in text
     assert "convert_currency" not in text
     assert "no conversation" in caplog.text
 
@@ -190,7 +190,7 @@ async def test_no_conversation_id_fails_closed(
         ({"query": WEATHER, "conversation": "c-1", SESSION_KEY: "not a state"}, "not a saved session state"),
         (
             {"query": WEATHER, "conversation": "c-1", SESSION_KEY: {"conversation_id": "c-1", "format": 99}},
-            "unusable",
+            "unknown session state format",
         ),
     ],
 )
@@ -285,7 +285,7 @@ async def test_a_state_saved_for_another_conversation_fails_closed(
     context["conversation"] = "c-2"
     assert await _visible(routing, context, fixture_tools) == []
     failure = routing.outcome(RunContextWrapper(context=context)).failure
-    assert "another conversation" in (failure or "")
+    assert "belongs to conversation" in (failure or "")
 
 
 async def test_a_state_saved_for_another_principal_fails_closed(

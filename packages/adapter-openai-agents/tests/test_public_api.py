@@ -9,7 +9,7 @@ import sys
 
 import schemarouter_openai_agents as package
 
-PUBLIC_MODULES = ("errors", "testing", "validate")
+PUBLIC_MODULES = ("errors", "validate")
 
 
 def _sort_key(name: str) -> tuple[int, str]:

@@ -14,8 +14,8 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 
 from schemarouter import Catalog, SchemaRouter, Visibility
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
+from schemarouter_conformance.drivers.openai_agents import run_config
 from schemarouter_openai_agents import RoutedPredicate, mirror_function_tools, mirror_handoffs
-from schemarouter_openai_agents.testing import run_config
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -13,8 +13,8 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from schemarouter import AllowSet, Catalog, SchemaRouter, Visibility
 from schemarouter.testing import DelegatingProvider
 from schemarouter_conformance import read_call_log, stdio_command
+from schemarouter_conformance.drivers.openai_agents import run_config
 from schemarouter_openai_agents import OpenAIAgentsRouter
-from schemarouter_openai_agents.testing import run_config
 
 
 class CountingProvider(DelegatingProvider):

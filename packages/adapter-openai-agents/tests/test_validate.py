@@ -1,4 +1,5 @@
-"""`python -m schemarouter_openai_agents.validate`, run from an arbitrary directory."""
+"""`python -m schemarouter_conformance.validate openai-agents` (and the old `python -m schemarouter_openai_agents.validate`,
+which forwards to it), run from an arbitrary directory."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from schemarouter_openai_agents import validate
 @pytest.mark.slow
 def test_validation_command_writes_a_passing_artifact(tmp_path: Path) -> None:
     """Exit code 0 means the report meets the acceptance bar (`EvidenceReport.failures()`)."""
-    command = [sys.executable, "-m", "schemarouter_openai_agents.validate"]
+    command = [sys.executable, "-m", "schemarouter_conformance.validate", "openai-agents"]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads((tmp_path / "artifacts" / validate.ARTIFACT_NAME).read_text(encoding="utf-8"))
@@ -33,3 +34,19 @@ def test_the_old_failed_checks_name_still_applies_the_core_bar() -> None:
         failed_checks = validate.failed_checks
     assert failed_checks(report) == report.failures()
     assert len(failed_checks(report)) == 2
+
+
+def test_the_old_command_forwards_with_a_deprecation_warning(tmp_path: Path) -> None:
+    """The old module runs the same validation (here: its usage error, quickly) and says where it moved."""
+    command = [
+        sys.executable,
+        "-W",
+        "always::DeprecationWarning",
+        "-m",
+        "schemarouter_openai_agents.validate",
+        "--help",
+    ]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "python -m schemarouter_conformance.validate openai-agents" in done.stdout + done.stderr
+    assert "DeprecationWarning" in done.stderr

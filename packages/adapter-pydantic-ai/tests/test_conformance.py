@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import pytest
 
 from schemarouter_conformance import AdapterConformanceSuite
-from schemarouter_pydantic_ai.testing import PydanticAIDriver
+from schemarouter_conformance.drivers.pydantic_ai import PydanticAIDriver
 
 
 class TestRoutedToolset(AdapterConformanceSuite):

@@ -7,7 +7,7 @@ import pkgutil
 
 import schemarouter_pydantic_ai as package
 
-PUBLIC_MODULES = ("errors", "testing", "validate")
+PUBLIC_MODULES = ("errors", "validate")
 
 
 def _sort_key(name: str) -> tuple[int, str]:

@@ -1,68 +1,51 @@
-"""External validation: `python -m schemarouter_langchain.validate`.
+"""Deprecated: the external validation moved to the conformance package, with the drivers.
 
-Runs the shared validation (`schemarouter_conformance.driver_evidence`) through this adapter's
-conformance driver: the bundled fixture MCP server over stdio (`McpToolkit`), `create_agent` with
-`LangChainRouter` first, approvals through `HumanInTheLoopMiddleware`, guardrails as
-`wrap_tool_call` middleware, and the offline `ScriptedChatModel`. Writes
-`./artifacts/external-validation-langchain.json` (a `schemarouter.evidence.EvidenceReport`).
-Exits non-zero when required-tool recall or unsupported-query rejection is below 1.0, a tool
-body ran, an offered schema differs from the source, or approvals or guardrails were not
-preserved.
+Run `python -m schemarouter_conformance.validate langchain` (install `schemarouter-conformance`
+beside this adapter). This module forwards there, with a DeprecationWarning, until 0.2.
 """
 
 from __future__ import annotations
 
 import sys
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
-
-from schemarouter import RoutingConfig
-from schemarouter.evidence import EvidenceReport, validation_command
-from schemarouter_conformance import driver_evidence
-
-from .testing import LangChainDriver
+import warnings
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["ARTIFACT_NAME", "main", "run_validation"]
 
 ARTIFACT_NAME = "external-validation-langchain.json"
+"""The evidence file the validation writes into its artifacts folder."""
+
+_MOVED = (
+    "schemarouter_langchain.validate moved to the conformance package: "
+    "python -m schemarouter_conformance.validate langchain (the old command works until 0.2)"
+)
 
 
-def _version(dist: str) -> str:
+def _validation() -> Any:
+    warnings.warn(_MOVED, DeprecationWarning, stacklevel=3)
     try:
-        return version(dist)
-    except PackageNotFoundError:
-        return "unknown"
+        from schemarouter_conformance import validate
+    except ImportError as exc:
+        raise ImportError(
+            "the validation needs the conformance package: pip install ./conformance (from a clone), "
+            "then run python -m schemarouter_conformance.validate langchain"
+        ) from exc
+    return validate
 
 
-async def run_validation(
-    config: RoutingConfig | None = None,
-    *,
-    artifacts_dir: str | Path = "artifacts",
-    driver: LangChainDriver | None = None,
-) -> EvidenceReport:
-    """Validate with `config` (default `RoutingConfig()`), write `<artifacts_dir>/ARTIFACT_NAME` and
-    return the report. `driver` defaults to `LangChainDriver()`.
-
-    This is also the `schemarouter.adapters` entry point `schemarouter demo` calls.
-    """
-    report = await driver_evidence(
-        driver or LangChainDriver(),
-        config=config or RoutingConfig(),
-        adapter="schemarouter-langchain",
-        framework="langchain",
-        framework_version=f"{_version('langchain')} (langchain-core {_version('langchain-core')})",
-    )
-    report.write(Path(artifacts_dir) / ARTIFACT_NAME)
-    return report
+async def run_validation(*args: Any, **kwargs: Any) -> Any:
+    """Deprecated: `schemarouter_conformance.validate.validate_langchain`."""
+    return await _validation().validate_langchain(*args, **kwargs)
 
 
-def main(argv: list[str] | None = None) -> int:
-    return validation_command(
-        run_validation,
-        prog="python -m schemarouter_langchain.validate",
-        artifact_name=ARTIFACT_NAME,
-        argv=argv,
-    )
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        validate = _validation()
+    except ImportError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return validate.main(["langchain", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -1,79 +1,70 @@
-"""External validation: `python -m schemarouter_openai_agents.validate`.
+"""Deprecated: the external validation moved to the conformance package, with the drivers.
 
-Runs the shared validation (`schemarouter_conformance.driver_evidence`) through this adapter's
-conformance driver: the bundled fixture MCP server over stdio, started with the current
-interpreter, reached through `MCPServerStdio` with a cached tool list and the router as its
-`tool_filter`; the SDK's own `require_approval` (on the destructive tools) and tool guardrails;
-the offline `ScriptedModel`. Writes `./artifacts/external-validation-openai-agents.json` (a
-`schemarouter.evidence.EvidenceReport`) in the current directory. Exits non-zero when recall or
-unsupported-query rejection is below 1.0, when any tool body ran, when an approval or guardrail
-was not preserved, or when an offered schema differs from its source. No hosted model, no API
-key, no network beyond the local subprocesses.
+Run `python -m schemarouter_conformance.validate openai-agents` (install `schemarouter-conformance`
+beside this adapter). This module forwards there, with a DeprecationWarning, until 0.2.
 """
 
 from __future__ import annotations
 
 import sys
 import warnings
-from importlib.metadata import version
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-from schemarouter import RoutingConfig
-from schemarouter.evidence import EvidenceReport, validation_command
-from schemarouter_conformance import driver_evidence
-
-from .testing import OpenAIAgentsDriver
+from schemarouter.evidence import EvidenceReport
 
 __all__ = ["ARTIFACT_NAME", "main", "run_validation"]
 
 ARTIFACT_NAME = "external-validation-openai-agents.json"
+"""The evidence file the validation writes into its artifacts folder."""
+
+_MOVED = (
+    "schemarouter_openai_agents.validate moved to the conformance package: "
+    "python -m schemarouter_conformance.validate openai-agents (the old command works until 0.2)"
+)
 
 
-async def run_validation(
-    config: RoutingConfig | None = None,
-    *,
-    artifacts_dir: str | Path = "artifacts",
-    driver: OpenAIAgentsDriver | None = None,
-) -> EvidenceReport:
-    """Validate with `config` (default `RoutingConfig()`), write `<artifacts_dir>/ARTIFACT_NAME` and
-    return the report. `driver` defaults to `OpenAIAgentsDriver(cache_tools_list=True)`.
-
-    This is also the `schemarouter.adapters` entry point `schemarouter demo` calls.
-    """
-    report = await driver_evidence(
-        driver or OpenAIAgentsDriver(cache_tools_list=True),
-        config=config or RoutingConfig(),
-        adapter="schemarouter-openai-agents",
-        framework="openai-agents",
-        framework_version=version("openai-agents"),
-    )
-    report.write(Path(artifacts_dir) / ARTIFACT_NAME)
-    return report
+def _validation() -> Any:
+    warnings.warn(_MOVED, DeprecationWarning, stacklevel=3)
+    try:
+        from schemarouter_conformance import validate
+    except ImportError as exc:
+        raise ImportError(
+            "the validation needs the conformance package: pip install ./conformance (from a clone), "
+            "then run python -m schemarouter_conformance.validate openai-agents"
+        ) from exc
+    return validate
 
 
-def main(argv: list[str] | None = None) -> int:
-    from agents import set_tracing_disabled
+async def run_validation(*args: Any, **kwargs: Any) -> Any:
+    """Deprecated: `schemarouter_conformance.validate.validate_openai_agents`."""
+    return await _validation().validate_openai_agents(*args, **kwargs)
 
-    set_tracing_disabled(True)
-    return validation_command(
-        run_validation,
-        prog="python -m schemarouter_openai_agents.validate",
-        artifact_name=ARTIFACT_NAME,
-        argv=argv,
-    )
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        validate = _validation()
+    except ImportError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return validate.main(["openai-agents", *(sys.argv[1:] if argv is None else argv)])
+
+
+_DEPRECATED = {
+    "failed_checks": ("report.failures()", lambda: EvidenceReport.failures),
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name != "failed_checks":
+    if name not in _DEPRECATED:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    instead, value = _DEPRECATED[name]
     warnings.warn(
-        f"{__name__}.failed_checks(report) is deprecated: call report.failures() "
-        "(the old name works until schemarouter-openai-agents 0.2)",
+        f"{__name__}.{name} is deprecated: use {instead} (the old name works until 0.2)",
         DeprecationWarning,
         stacklevel=2,
     )
-    return EvidenceReport.failures
+    return value()
 
 
 if __name__ == "__main__":

@@ -1,13 +1,7 @@
-"""External validation: `python -m schemarouter_pydantic_ai.validate`.
+"""Deprecated: the external validation moved to the conformance package, with the drivers.
 
-Runs the shared validation (`schemarouter_conformance.driver_evidence`) through this adapter's
-conformance driver: the bundled fixture MCP server over stdio, reached through `MCPToolset` and
-routed by `PydanticAIRouter.toolset`; PydanticAI's own approval (`.approval_required()` on the
-destructive tools) and hooks (`before_tool_execute` as an input guardrail, `after_tool_execute`
-as an output guardrail); offline `FunctionModel` scripts. Writes
-`./artifacts/external-validation-pydantic-ai.json` (a `schemarouter.evidence.EvidenceReport`).
-Exits non-zero when recall or rejection is below 1.0, any fixture tool body ran, or an approval
-or hook was lost.
+Run `python -m schemarouter_conformance.validate pydantic-ai` (install `schemarouter-conformance`
+beside this adapter). This module forwards there, with a DeprecationWarning, until 0.2.
 """
 
 from __future__ import annotations
@@ -15,55 +9,51 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from schemarouter import RoutingConfig
-from schemarouter.evidence import EvidenceReport, validation_command
-from schemarouter_conformance import driver_evidence
-
-from .testing import PydanticAIDriver
+from schemarouter.evidence import EvidenceReport
 
 __all__ = ["ARTIFACT_NAME", "main", "run_validation"]
 
 ARTIFACT_NAME = "external-validation-pydantic-ai.json"
+"""The evidence file the validation writes into its artifacts folder."""
+
+_MOVED = (
+    "schemarouter_pydantic_ai.validate moved to the conformance package: "
+    "python -m schemarouter_conformance.validate pydantic-ai (the old command works until 0.2)"
+)
 
 
-async def run_validation(
-    config: RoutingConfig | None = None,
-    *,
-    artifacts_dir: str | Path = "artifacts",
-    driver: PydanticAIDriver | None = None,
-) -> EvidenceReport:
-    """Validate with `config` (default `RoutingConfig()`), write `<artifacts_dir>/ARTIFACT_NAME` and
-    return the report. `driver` defaults to `PydanticAIDriver()` (the routed toolset layout).
+def _validation() -> Any:
+    warnings.warn(_MOVED, DeprecationWarning, stacklevel=3)
+    try:
+        from schemarouter_conformance import validate
+    except ImportError as exc:
+        raise ImportError(
+            "the validation needs the conformance package: pip install ./conformance (from a clone), "
+            "then run python -m schemarouter_conformance.validate pydantic-ai"
+        ) from exc
+    return validate
 
-    This is also the `schemarouter.adapters` entry point `schemarouter demo` calls.
-    """
-    report = await driver_evidence(
-        driver or PydanticAIDriver(),
-        config=config or RoutingConfig(),
-        adapter="schemarouter-pydantic-ai",
-        framework="pydantic-ai",
-        framework_version=version("pydantic-ai-slim"),
-    )
-    report.write(Path(artifacts_dir) / ARTIFACT_NAME)
-    return report
+
+async def run_validation(*args: Any, **kwargs: Any) -> Any:
+    """Deprecated: `schemarouter_conformance.validate.validate_pydantic_ai`."""
+    return await _validation().validate_pydantic_ai(*args, **kwargs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return validation_command(
-        run_validation,
-        prog="python -m schemarouter_pydantic_ai.validate",
-        artifact_name=ARTIFACT_NAME,
-        argv=argv,
-    )
+    try:
+        validate = _validation()
+    except ImportError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return validate.main(["pydantic-ai", *(sys.argv[1:] if argv is None else argv)])
 
 
 _DEPRECATED = {
-    "ARTIFACT": ("ARTIFACT_NAME", Path("artifacts") / ARTIFACT_NAME),
-    "failures": ("report.failures()", EvidenceReport.failures),
+    "ARTIFACT": ("ARTIFACT_NAME", lambda: Path("artifacts") / ARTIFACT_NAME),
+    "failures": ("report.failures()", lambda: EvidenceReport.failures),
 }
 
 
@@ -72,12 +62,11 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     instead, value = _DEPRECATED[name]
     warnings.warn(
-        f"{__name__}.{name} is deprecated: use {instead} "
-        "(the old name works until schemarouter-pydantic-ai 0.2)",
+        f"{__name__}.{name} is deprecated: use {instead} (the old name works until 0.2)",
         DeprecationWarning,
         stacklevel=2,
     )
-    return value
+    return value()
 
 
 if __name__ == "__main__":

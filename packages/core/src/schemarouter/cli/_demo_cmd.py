@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import time
 from collections.abc import Awaitable, Callable
 from importlib.metadata import entry_points
@@ -52,9 +53,21 @@ def install_hint(folder: str) -> str:
     return f"from the repository's root: pip install ./packages/core ./conformance ./{folder}"
 
 
+BUNDLED_MODULES = {
+    "langchain": "schemarouter_langchain",
+    "openai-agents": "schemarouter_openai_agents",
+    "pydantic-ai": "schemarouter_pydantic_ai",
+}
+"""Entry-point name -> the import name of a bundled adapter. Their validations ship with the
+conformance package, which registers all three: one counts as installed only with its adapter."""
+
+
 def installed_adapters() -> dict[str, Runner]:
     found: dict[str, Runner] = {}
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        module = BUNDLED_MODULES.get(ep.name)
+        if module is not None and importlib.util.find_spec(module) is None:
+            continue
         found[ep.name] = cast(Runner, ep.load())
     return found
 

@@ -28,7 +28,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 
-from ._router import PydanticAIRouter
+from schemarouter_pydantic_ai import PydanticAIRouter
 
 __all__ = [
     "Layout",

@@ -26,7 +26,9 @@ from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDef
 from pydantic_ai.usage import RunUsage
 
 from schemarouter.visibility import FIND_TOOLS
-from schemarouter_conformance import (
+from schemarouter_pydantic_ai import PydanticAIRouter, RoutingUnavailableError
+
+from .. import (
     CallReport,
     DriverCapabilities,
     FindToolsReport,
@@ -37,8 +39,7 @@ from schemarouter_conformance import (
     Scenario,
     read_call_log,
 )
-
-from ._harness import (
+from ._pydantic_ai_harness import (
     Layout,
     RunDeps,
     ScriptedTurn,
@@ -48,8 +49,6 @@ from ._harness import (
     fixture_toolset,
     offer_turn,
 )
-from ._router import PydanticAIRouter
-from .errors import RoutingUnavailableError
 
 __all__ = ["BuiltAgent", "PydanticAIDriver"]
 
@@ -283,13 +282,13 @@ class PydanticAIDriver:
         )
 
     async def validate(self, workdir: Path) -> Path:
-        """`python -m schemarouter_pydantic_ai.validate` with this driver (and its layout); the
-        artifact goes to `workdir / "artifacts"`."""
-        from .validate import ARTIFACT_NAME, run_validation
+        """`python -m schemarouter_conformance.validate pydantic-ai` with this driver (and its
+        layout); the artifact goes to `workdir / "artifacts"`."""
+        from ..validate import artifact_name, validate_pydantic_ai
 
         artifacts = Path(workdir) / "artifacts"
-        await run_validation(artifacts_dir=artifacts, driver=self)
-        return artifacts / ARTIFACT_NAME
+        await validate_pydantic_ai(artifacts_dir=artifacts, driver=self)
+        return artifacts / artifact_name("pydantic-ai")
 
     async def close(self, agent: BuiltAgent) -> None:
         await agent.toolset.__aexit__(None, None, None)

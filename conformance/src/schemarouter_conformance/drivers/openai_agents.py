@@ -1,4 +1,4 @@
-"""The conformance driver for the OpenAI Agents SDK (`schemarouter_conformance` protocol).
+"""The conformance driver for the OpenAI Agents SDK (`schemarouter_conformance.AdapterDriver`).
 
 Everything here is the SDK's own machinery: MCP servers over stdio or streamable HTTP
 with `require_approval` and tool input / output guardrails, the offline
@@ -26,7 +26,9 @@ from agents.mcp import MCPServer, MCPServerStdio, MCPServerStreamableHttp
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from schemarouter.visibility import FIND_TOOLS
-from schemarouter_conformance import (
+from schemarouter_openai_agents import SESSION_KEY, OpenAIAgentsRouter, RoutedAgent, RouteRequest
+
+from .. import (
     CallReport,
     DriverCapabilities,
     FindToolsReport,
@@ -37,12 +39,7 @@ from schemarouter_conformance import (
     Scenario,
     read_call_log,
 )
-
-from ._agent import RoutedAgent
-from ._conversations import SESSION_KEY
-from ._harness import GuardrailProbe, run_config
-from ._request import RouteRequest
-from ._router import OpenAIAgentsRouter
+from ._openai_agents_harness import GuardrailProbe, run_config
 
 __all__ = ["BuiltAgent", "GuardrailProbe", "OpenAIAgentsDriver", "run_config"]
 
@@ -287,13 +284,13 @@ class OpenAIAgentsDriver:
         return RoutingHook(agent.router.outcome, lambda: RunContextWrapper(context=agent.context(request)))
 
     async def validate(self, workdir: Path) -> Path:
-        """`python -m schemarouter_openai_agents.validate` with this driver; the artifact goes to
-        `workdir / "artifacts"`."""
-        from .validate import ARTIFACT_NAME, run_validation
+        """`python -m schemarouter_conformance.validate openai-agents` with this driver; the
+        artifact goes to `workdir / "artifacts"`."""
+        from ..validate import artifact_name, validate_openai_agents
 
         artifacts = Path(workdir) / "artifacts"
-        await run_validation(artifacts_dir=artifacts, driver=self)
-        return artifacts / ARTIFACT_NAME
+        await validate_openai_agents(artifacts_dir=artifacts, driver=self)
+        return artifacts / artifact_name("openai-agents")
 
     async def close(self, agent: BuiltAgent) -> None:
         await agent.server.cleanup()
