@@ -31,6 +31,8 @@ from ._provider_server import RecordedRequest
 __all__ = ["CacheBreak", "PromptView", "cache_break", "cache_breaks", "canonical_json", "prompt_view"]
 
 _SYSTEM_ROLES = ("system", "developer")
+_CARRYING_ITEMS = ("tool_search_output", "additional_tools")
+"""OpenAI Responses input items that bring tool definitions into the conversation."""
 
 
 def _strip_cache_control(value: Any) -> Any:
@@ -85,7 +87,7 @@ def _revealed(api: Api, messages: Sequence[Any]) -> tuple[tuple[str, ...], tuple
             name = block.get("tool_name", block.get("name"))
             if isinstance(name, str) and name not in names:
                 names.append(name)
-        elif api == "responses" and block.get("type") == "tool_search_output":
+        elif api == "responses" and block.get("type") in _CARRYING_ITEMS:
             for tool in cast("list[Any]", block.get("tools") or []):
                 for entry in _walk(tool):
                     name = entry.get("name")
@@ -114,7 +116,8 @@ class PromptView:
     revealed: tuple[str, ...]
     """Tool names revealed inside the conversation, in the order first revealed."""
     carried: tuple[Mapping[str, Any], ...]
-    """Tool definitions the conversation itself carries (OpenAI `tool_search_output` items)."""
+    """Tool definitions the conversation itself carries (OpenAI `tool_search_output` and
+    `additional_tools` items)."""
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -163,6 +166,13 @@ class PromptView:
         return self.loaded_tools_bytes + self.revealed_tools_bytes
 
 
+def _is_system(item: Any) -> bool:
+    if not isinstance(item, Mapping):
+        return False
+    mapping = cast("Mapping[str, Any]", item)
+    return mapping.get("role") in _SYSTEM_ROLES and mapping.get("type") in (None, "message")
+
+
 def _system_and_items(request: RecordedRequest) -> tuple[list[Any], list[Any]]:
     body = request.body
     if request.api == "messages":
@@ -171,7 +181,7 @@ def _system_and_items(request: RecordedRequest) -> tuple[list[Any], list[Any]]:
     raw = body.get("input") if request.api == "responses" else body.get("messages")
     items: list[Any] = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or [])
     system: list[Any] = [body["instructions"]] if body.get("instructions") else []
-    while items and isinstance(items[0], Mapping) and cast("Mapping[str, Any]", items[0]).get("role") in _SYSTEM_ROLES:
+    while items and _is_system(items[0]):
         system.append(items.pop(0))
     return system, items
 
