@@ -13,8 +13,8 @@ searches once (SchemaRouter's `find_tools`, PydanticAI's `search_tools`, or Open
 still not callable it gives that step up. After the last step it answers, which ends the turn.
 
 Catalogs: `fixture`, the conformance package's MCP server (16 tools, over stdio); `livemcp`,
-65 tools of 9 LiveMCPBench servers (`LIVEMCP_SERVERS`) served as written by a local stdio MCP
-server. Both conversations have five turns whose needed tools change, and one step whose tool
+65 tools of 9 LiveMCPBench servers (`LIVEMCP_SERVERS`) served as written (less output schemas)
+by a local stdio MCP server. Both conversations have five turns whose needed tools change, and one step whose tool
 the turn's message does not ask for (reachable only by searching).
 
 Modes: `all` (no routing), `per_request`, `session` (`sessions=SessionLimits()`), `native`
@@ -259,14 +259,16 @@ class Catalog:
 
 
 def livemcp_tools() -> list[dict[str, Any]]:
-    """The MCP tool objects of `LIVEMCP_SERVERS`, as LiveMCPBench lists them."""
+    """The MCP tool objects of `LIVEMCP_SERVERS`, as LiveMCPBench lists them, without output
+    schemas: the local server answers every call with plain text, which an MCP client refuses
+    for a tool that declares structured output (providers are not sent output schemas)."""
     servers: list[dict[str, Any]] = json.loads((DATA / "livemcpbench" / "tools.json").read_text("utf-8"))
     tools: dict[str, dict[str, Any]] = {}
     for server in servers:
         for key, entry in server["tools"].items():
             if key in LIVEMCP_SERVERS:
                 for tool in entry["tools"]:
-                    tools.setdefault(tool["name"], tool)
+                    tools.setdefault(tool["name"], {k: v for k, v in tool.items() if k != "outputSchema"})
     return list(tools.values())
 
 
@@ -355,7 +357,7 @@ def print_report(report: dict[str, Any]) -> None:
     for name, info in report["catalogs"].items():
         print(f"\n{name}: {info['tools']} tools, catalog {info['catalog_bytes']:,} bytes, {info['turns']} turns")
         print(
-            f"  {'framework/api/mode':<34} {'reqs':>4} {'breaks':>7} {'reasons':<22} {'sent B':>7} {'share':>6} "
+            f"  {'framework/api/mode':<36} {'reqs':>4} {'breaks':>7} {'reasons':<22} {'sent B':>7} {'share':>6} "
             f"{'context B':>9} {'share':>6} {'reached':>11} {'searches':>8}"
         )
         for key, s in info["runs"].items():
@@ -364,7 +366,7 @@ def print_report(report: dict[str, Any]) -> None:
             cshare = "-" if s["context_share"] is None else f"{s['context_share']:.2f}"
             reached = f"{s['at_once']}/{s['reached']}/{s['needed_steps']}"
             print(
-                f"  {key:<34} {s['requests']:>4} {str(s['cache_breaks']) + '/' + str(s['follow_ups']):>7} "
+                f"  {key:<36} {s['requests']:>4} {str(s['cache_breaks']) + '/' + str(s['follow_ups']):>7} "
                 f"{reasons:<22} {s['tools_bytes']:>7,} {share:>6} {s['context_tools_bytes']:>9,} {cshare:>6} "
                 f"{reached:>11} {s['searches']:>8}"
             )
