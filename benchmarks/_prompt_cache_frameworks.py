@@ -222,7 +222,7 @@ APIS: dict[str, tuple[Api, ...]] = {
 
 NATIVE: dict[str, tuple[Api, ...]] = {
     "pydantic_ai": ("responses", "messages"),
-    "langchain": (),
+    "langchain": ("responses", "messages"),
     "openai_agents": (),
 }
 """Where a native mode runs (PydanticAI's own; prototypes elsewhere, see `_native.py`)."""
