@@ -17,6 +17,11 @@ client-executed search needs there, measured by `prompt_cache.py`'s `native` mod
   and its result are replayed as the `tool_search_call` / `tool_search_output` items OpenAI
   expects, the output carrying the found tools' definitions.
 
+With `reveal_routed=True` (mode `native_routed`), each user message is followed, in what the
+provider receives, by a search exchange for that message answered with its allow-set: the turn's
+routed tools are revealed without a search round trip, and the replay is the same on every later
+request (the allow-set is a pure function of the message), so the prefix holds.
+
 Not done here (an adapter would): the principal (the search runs without one), refusing a call
 to a deferred tool that was never revealed (LangChain's tool node would run it), a budget.
 """
@@ -52,10 +57,11 @@ def _responses_definition(tool: BaseTool) -> dict[str, Any]:
 class NativeSearch(AgentMiddleware[Any, Any, Any]):
     """Deferred tools plus a client-executed search answered by `visibility` (module docstring)."""
 
-    def __init__(self, visibility: Visibility, api: str) -> None:
+    def __init__(self, visibility: Visibility, api: str, *, reveal_routed: bool = False) -> None:
         super().__init__()
         self.visibility = visibility
         self.api = api
+        self.reveal_routed = reveal_routed
 
         async def find_tools(query: str) -> str:
             return json.dumps(list(self.visibility.allow_set(query).names))
@@ -91,7 +97,7 @@ class NativeSearch(AgentMiddleware[Any, Any, Any]):
         by_name = {tool.name: tool for tool in tools if isinstance(tool, BaseTool)}
         searches: set[str] = set()
         out: list[BaseMessage] = []
-        for message in messages:
+        for message in self._with_routed_reveals(messages):
             if self.api != "responses":
                 if isinstance(message, ToolMessage) and message.name == FIND_TOOLS.name:
                     names = json.loads(str(message.content))
@@ -115,6 +121,33 @@ class NativeSearch(AgentMiddleware[Any, Any, Any]):
                 out.append(HumanMessage(content=[item]))
             else:
                 out.append(message)
+        return out
+
+    def _with_routed_reveals(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+        """With `reveal_routed`: after each user message, a find_tools exchange for that message,
+        as if the model had searched with it. The allow-set is a pure function of the message,
+        so every later request replays the same exchange: the prefix holds."""
+        if not self.reveal_routed:
+            return list(messages)
+        out: list[BaseMessage] = []
+        for i, message in enumerate(messages):
+            out.append(message)
+            if isinstance(message, HumanMessage) and isinstance(message.content, str):
+                call_id = f"routed_{i}"
+                call = tool_call(name=FIND_TOOLS.name, args={"query": message.content}, id=call_id)
+                names = json.dumps(list(self.visibility.allow_set(message.content).names))
+                if self.api == "responses":
+                    block = {
+                        "type": "tool_search_call",
+                        "call_id": call_id,
+                        "execution": "client",
+                        "arguments": {"queries": [message.content]},
+                        "status": "completed",
+                    }
+                    out.append(AIMessage(content=[block], tool_calls=[call]))
+                else:
+                    out.append(AIMessage(content="", tool_calls=[call]))
+                out.append(ToolMessage(content=names, tool_call_id=call_id, name=FIND_TOOLS.name))
         return out
 
     @staticmethod
@@ -142,5 +175,5 @@ class NativeSearch(AgentMiddleware[Any, Any, Any]):
         return self._as_find_tools_call(response) if self.api == "responses" else response
 
 
-def langchain_native_middleware(visibility: Visibility, api: str) -> list[Any]:
-    return [NativeSearch(visibility, api)]
+def langchain_native_middleware(visibility: Visibility, api: str, *, reveal_routed: bool = False) -> list[Any]:
+    return [NativeSearch(visibility, api, reveal_routed=reveal_routed)]

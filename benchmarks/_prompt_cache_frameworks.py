@@ -8,7 +8,8 @@ here: a driver only builds the agent and hands over the user messages.
 
 Modes: `all` (no routing: every tool), `per_request` (the adapter routes each run on its own),
 `session` (the adapter's conversation mode, `sessions=SessionLimits()`), `native` (deferred
-tools found through a client-executed search answered by SchemaRouter; see `_native.py`).
+tools found through a client-executed search answered by SchemaRouter), `native_routed` (the
+same, and each turn's allow-set revealed as if searched for; see `_native.py`).
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ async def run_pydantic_ai(setup: Setup) -> None:
     elif setup.mode == "session":
         routing = PydanticAIRouter(setup.visibility(), sessions=SessionLimits())
         toolset = routing.toolset(mcp, source=setup.source)
-    elif setup.mode == "native":
+    elif setup.mode in ("native", "native_routed"):
         toolset = mcp.defer_loading()
         search = PydanticAIRouter(setup.visibility()).tool_search(source=setup.source)
         capabilities.append(ToolSearch(strategy=search))
@@ -101,8 +102,26 @@ async def run_pydantic_ai(setup: Setup) -> None:
                 deps.query = query
             elif setup.mode != "all":
                 deps = RoutingRequest(query)
-            result = await agent.run(query, deps=deps, message_history=history)
+            prompt: str | None = query
+            if setup.mode == "native_routed":
+                history = [*history, *routed_reveal(setup.visibility(), query, turn)]
+                prompt = None
+            result = await agent.run(prompt, deps=deps, message_history=history)
             history = result.all_messages()
+
+
+def routed_reveal(visibility: Visibility, query: str, turn: int) -> list[Any]:
+    """The user's message, then a tool-search exchange for it answered with its allow-set, as
+    PydanticAI's own history records a search (prototype: the run continues from this history)."""
+    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolSearchCallPart, ToolSearchReturnPart, UserPromptPart
+
+    call_id = f"routed_{turn}"
+    found: Any = {"discovered_tools": [{"name": name} for name in visibility.allow_set(query).names]}
+    return [
+        ModelRequest(parts=[UserPromptPart(query)]),
+        ModelResponse(parts=[ToolSearchCallPart(args={"queries": [query]}, tool_call_id=call_id)]),
+        ModelRequest(parts=[ToolSearchReturnPart(content=found, tool_call_id=call_id)]),
+    ]
 
 
 # -- LangChain ----------------------------------------------------------------------------------
@@ -145,8 +164,9 @@ async def run_langchain(setup: Setup) -> None:
             middleware.append(LangChainRouter(setup.visibility()))
         elif setup.mode == "session":
             middleware.append(LangChainRouter(setup.visibility(), sessions=SessionLimits()))
-        elif setup.mode == "native":
-            middleware.extend(langchain_native_middleware(setup.visibility(), setup.api))
+        elif setup.mode in ("native", "native_routed"):
+            routed = setup.mode == "native_routed"
+            middleware.extend(langchain_native_middleware(setup.visibility(), setup.api, reveal_routed=routed))
         agent: Any = create_agent(
             _langchain_model(setup), tools=toolkit.tools, middleware=middleware, checkpointer=InMemorySaver()
         )
@@ -220,9 +240,8 @@ APIS: dict[str, tuple[Api, ...]] = {
     "openai_agents": ("responses", "chat"),
 }
 
-NATIVE: dict[str, tuple[Api, ...]] = {
-    "pydantic_ai": ("responses", "messages"),
-    "langchain": ("responses", "messages"),
-    "openai_agents": (),
+NATIVE: dict[str, dict[str, tuple[Api, ...]]] = {
+    "native": {"pydantic_ai": ("responses", "messages"), "langchain": ("responses", "messages")},
+    "native_routed": {"pydantic_ai": ("responses", "messages"), "langchain": ("responses", "messages")},
 }
-"""Where a native mode runs (PydanticAI's own; prototypes elsewhere, see `_native.py`)."""
+"""Where each native mode runs (PydanticAI's own `native`; the LangChain prototypes in `_native.py`)."""

@@ -64,7 +64,7 @@ from schemarouter_conformance import (
 )
 from schemarouter_conformance._provider_replies import Reply
 
-MODES = ("all", "per_request", "session", "native")
+MODES = ("all", "per_request", "session", "native", "native_routed")
 SEARCH_TOOLS = ("find_tools", "search_tools")
 LIVEMCP_SERVERS = (
     "yahoo-finance",
@@ -319,7 +319,7 @@ def runs(frameworks: Sequence[str], modes: Sequence[str]) -> list[tuple[str, str
     for framework in frameworks:
         for api in APIS[framework]:
             for mode in modes:
-                if mode != "native" or api in NATIVE[framework]:
+                if mode not in NATIVE or api in NATIVE[mode].get(framework, ()):
                     out.append((framework, api, mode))
     return out
 
