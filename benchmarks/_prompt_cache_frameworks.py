@@ -200,6 +200,16 @@ async def run_openai_agents(setup: Setup) -> None:
         if setup.api == "responses"
         else OpenAIChatCompletionsModel(OPENAI_MODEL, client)
     )
+    if setup.mode in ("native", "native_routed"):
+        from _native_agents import NativeSearchModel
+
+        model = NativeSearchModel(
+            OPENAI_MODEL,
+            client,
+            visibility=setup.visibility(),
+            source=setup.source,
+            reveal_routed=setup.mode == "native_routed",
+        )
     command, args = setup.command
     params: Any = {"command": command, "args": args}
     hooks: dict[str, Any] = {}
@@ -209,11 +219,15 @@ async def run_openai_agents(setup: Setup) -> None:
         routing = OpenAIAgentsRouter(setup.visibility(), sessions=sessions)
         hooks["tool_filter"] = routing.tool_filter
     server = MCPServerStdio(params, name=setup.source, client_session_timeout_seconds=30, **hooks)
-    tools = [routing.find_tools] if routing is not None and setup.mode == "session" else []
+    tools: list[Any] = [routing.find_tools] if routing is not None and setup.mode == "session" else []
+    if setup.mode in ("native", "native_routed"):
+        from _native_agents import find_tools_tool
+
+        tools = [find_tools_tool(setup.visibility())]
     agent: Agent[Any] = (
         RoutedAgent(name="assistant", mcp_servers=[server], tools=tools, model=model, routing=routing)
         if routing is not None
-        else Agent(name="assistant", mcp_servers=[server], model=model)
+        else Agent(name="assistant", mcp_servers=[server], tools=tools, model=model)
     )
     context: dict[str, Any] = {"conversation": "c-1"}
     items: list[Any] = []
@@ -241,7 +255,16 @@ APIS: dict[str, tuple[Api, ...]] = {
 }
 
 NATIVE: dict[str, dict[str, tuple[Api, ...]]] = {
-    "native": {"pydantic_ai": ("responses", "messages"), "langchain": ("responses", "messages")},
-    "native_routed": {"pydantic_ai": ("responses", "messages"), "langchain": ("responses", "messages")},
+    "native": {
+        "pydantic_ai": ("responses", "messages"),
+        "langchain": ("responses", "messages"),
+        "openai_agents": ("responses",),
+    },
+    "native_routed": {
+        "pydantic_ai": ("responses", "messages"),
+        "langchain": ("responses", "messages"),
+        "openai_agents": ("responses",),
+    },
 }
-"""Where each native mode runs (PydanticAI's own `native`; the LangChain prototypes in `_native.py`)."""
+"""Where each native mode runs: PydanticAI's own `native`; prototypes for the rest (`_native.py`,
+`_native_agents.py`, and `routed_reveal` above)."""
