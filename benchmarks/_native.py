@@ -88,7 +88,9 @@ class NativeSearch(AgentMiddleware[Any, Any, Any]):
             else:
                 route = _route(tool)
                 if route is not None and self.visibility.permits(route):
-                    out.append(tool.model_copy(update={"extras": {**(tool.extras or {}), "defer_loading": True}}))
+                    out.append(
+                        tool.model_copy(update={"extras": {**(tool.extras or {}), "defer_loading": True}})
+                    )
         return out
 
     def _replay(self, messages: Sequence[BaseMessage], tools: Sequence[Any]) -> list[BaseMessage]:
@@ -101,10 +103,14 @@ class NativeSearch(AgentMiddleware[Any, Any, Any]):
             if self.api != "responses":
                 if isinstance(message, ToolMessage) and message.name == FIND_TOOLS.name:
                     names = json.loads(str(message.content))
-                    refs: list[str | dict[str, Any]] = [{"type": "tool_reference", "tool_name": n} for n in names]
+                    refs: list[str | dict[str, Any]] = [
+                        {"type": "tool_reference", "tool_name": n} for n in names
+                    ]
                     message = message.model_copy(update={"content": refs or "No tool fits that search."})
                 out.append(message)
-            elif isinstance(message, AIMessage) and any(c["name"] == FIND_TOOLS.name for c in message.tool_calls):
+            elif isinstance(message, AIMessage) and any(
+                c["name"] == FIND_TOOLS.name for c in message.tool_calls
+            ):
                 searches.update(str(c["id"]) for c in message.tool_calls if c["name"] == FIND_TOOLS.name)
                 kept = [c for c in message.tool_calls if c["name"] != FIND_TOOLS.name]
                 out.append(message.model_copy(update={"tool_calls": kept}))
@@ -161,7 +167,11 @@ class NativeSearch(AgentMiddleware[Any, Any, Any]):
             for block in message.content:
                 if isinstance(block, dict) and block.get("type") == "tool_search_call":
                     queries = block.get("arguments", {}).get("queries", [])
-                    calls.append(tool_call(name=FIND_TOOLS.name, args={"query": " ".join(queries)}, id=block["call_id"]))
+                    calls.append(
+                        tool_call(
+                            name=FIND_TOOLS.name, args={"query": " ".join(queries)}, id=block["call_id"]
+                        )
+                    )
             if len(calls) != len(message.tool_calls):
                 result[i] = message.model_copy(update={"tool_calls": calls})
         return ModelResponse(result=result, structured_response=response.structured_response)
@@ -170,10 +180,12 @@ class NativeSearch(AgentMiddleware[Any, Any, Any]):
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
         tools = self._deferred(request.tools)
-        messages = self._replay(request.messages, request.tools)
+        messages: list[Any] = self._replay(request.messages, request.tools)
         response = await handler(request.override(tools=tools, messages=messages))
         return self._as_find_tools_call(response) if self.api == "responses" else response
 
 
-def langchain_native_middleware(visibility: Visibility, api: str, *, reveal_routed: bool = False) -> list[Any]:
+def langchain_native_middleware(
+    visibility: Visibility, api: str, *, reveal_routed: bool = False
+) -> list[Any]:
     return [NativeSearch(visibility, api, reveal_routed=reveal_routed)]

@@ -55,7 +55,9 @@ def _definition(tool: FunctionTool) -> dict[str, Any]:
 class NativeSearchModel(OpenAIResponsesModel):
     """`OpenAIResponsesModel` with deferred tools and a client-executed search (module docstring)."""
 
-    def __init__(self, *args: Any, visibility: Visibility, source: str, reveal_routed: bool, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, visibility: Visibility, source: str, reveal_routed: bool, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.visibility = visibility
         self.source = source
@@ -106,7 +108,9 @@ class NativeSearchModel(OpenAIResponsesModel):
             elif kind == "function_call_output" and item.get("call_id") in searches:
                 call_id = item["call_id"]
                 names = json.loads(item.get("output") or "[]")
-                out.extend(self._exchange(call_id, searches[call_id], [by_name[n] for n in names if n in by_name]))
+                out.extend(
+                    self._exchange(call_id, searches[call_id], [by_name[n] for n in names if n in by_name])
+                )
             else:
                 out.append(item)
                 is_user = isinstance(item, dict) and item.get("role") == "user" and kind in (None, "message")
@@ -114,18 +118,28 @@ class NativeSearchModel(OpenAIResponsesModel):
                     out.extend(self._routed(item["content"], f"routed_{i}", by_name))
         return out
 
-    async def get_response(self, system_instructions: Any, input: Any, model_settings: Any, tools: Any, *args: Any, **kwargs: Any) -> ModelResponse:
+    async def get_response(
+        self, system_instructions: Any, input: Any, model_settings: Any, tools: Any, *args: Any, **kwargs: Any
+    ) -> ModelResponse:
         items = [input] if isinstance(input, str) else list(input)
         items = [{"role": "user", "content": i} if isinstance(i, str) else i for i in items]
         response = await super().get_response(
-            system_instructions, self._replay(items, tools), model_settings, self._wire_tools(tools), *args, **kwargs
+            system_instructions,
+            self._replay(items, tools),
+            model_settings,
+            self._wire_tools(tools),
+            *args,
+            **kwargs,
         )
         output: list[Any] = []
         for item in response.output:
-            if getattr(item, "type", None) == "tool_search_call" and getattr(item, "execution", None) == "client":
+            if (
+                getattr(item, "type", None) == "tool_search_call"
+                and getattr(item, "execution", None) == "client"
+            ):
                 queries = (getattr(item, "arguments", None) or {}).get("queries", [])
                 arguments = json.dumps({"query": " ".join(queries)})
-                call_id = getattr(item, "call_id", None) or item.id
+                call_id = str(getattr(item, "call_id", None) or item.id)
                 output.append(
                     ResponseFunctionToolCall(
                         type="function_call", call_id=call_id, name=FIND_TOOLS.name, arguments=arguments

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter import SchemaRouter, SessionLimits, Visibility
+from schemarouter import McpSource, SchemaRouter, SessionLimits, Visibility
 from schemarouter_conformance._provider_replies import Api
 
 OPENAI_MODEL = "gpt-5.4"
@@ -113,7 +113,13 @@ async def run_pydantic_ai(setup: Setup) -> None:
 def routed_reveal(visibility: Visibility, query: str, turn: int) -> list[Any]:
     """The user's message, then a tool-search exchange for it answered with its allow-set, as
     PydanticAI's own history records a search (prototype: the run continues from this history)."""
-    from pydantic_ai.messages import ModelRequest, ModelResponse, ToolSearchCallPart, ToolSearchReturnPart, UserPromptPart
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        ToolSearchCallPart,
+        ToolSearchReturnPart,
+        UserPromptPart,
+    )
 
     call_id = f"routed_{turn}"
     found: Any = {"discovered_tools": [{"name": name} for name in visibility.allow_set(query).names]}
@@ -151,14 +157,15 @@ def _langchain_model(setup: Setup) -> Any:
 
 
 async def run_langchain(setup: Setup) -> None:
+    from _native import langchain_native_middleware
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
 
     from schemarouter_langchain import LangChainRouter, McpToolkit
 
-    from _native import langchain_native_middleware
-
-    async with McpToolkit(setup.router.sources[setup.source]) as toolkit:
+    source = setup.router.sources[setup.source]
+    assert isinstance(source, McpSource)
+    async with McpToolkit(source) as toolkit:
         middleware: list[Any] = []
         if setup.mode == "per_request":
             middleware.append(LangChainRouter(setup.visibility()))
@@ -166,7 +173,9 @@ async def run_langchain(setup: Setup) -> None:
             middleware.append(LangChainRouter(setup.visibility(), sessions=SessionLimits()))
         elif setup.mode in ("native", "native_routed"):
             routed = setup.mode == "native_routed"
-            middleware.extend(langchain_native_middleware(setup.visibility(), setup.api, reveal_routed=routed))
+            middleware.extend(
+                langchain_native_middleware(setup.visibility(), setup.api, reveal_routed=routed)
+            )
         agent: Any = create_agent(
             _langchain_model(setup), tools=toolkit.tools, middleware=middleware, checkpointer=InMemorySaver()
         )

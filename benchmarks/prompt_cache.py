@@ -113,7 +113,13 @@ FIXTURE_TURNS = (
     ),
     Turn(
         "convert 100 USD to EUR",
-        (Step("convert_currency", {"amount": 100, "from_currency": "USD", "to_currency": "EUR"}, "convert currency"),),
+        (
+            Step(
+                "convert_currency",
+                {"amount": 100, "from_currency": "USD", "to_currency": "EUR"},
+                "convert currency",
+            ),
+        ),
     ),
     Turn(
         "find the customer Ada Lovelace and list her overdue invoices",
@@ -125,8 +131,14 @@ FIXTURE_TURNS = (
     Turn(
         "translate 'thank you for your patience' into French for Ada",
         (
-            Step("translate_text", {"text": "thank you for your patience", "target_language": "fr"}, "translate"),
-            Step("send_email", {"to": "ada@example.com", "subject": "Merci", "body": "merci"}, "send an email"),
+            Step(
+                "translate_text",
+                {"text": "thank you for your patience", "target_language": "fr"},
+                "translate",
+            ),
+            Step(
+                "send_email", {"to": "ada@example.com", "subject": "Merci", "body": "merci"}, "send an email"
+            ),
         ),
     ),
     Turn(
@@ -324,14 +336,18 @@ def runs(frameworks: Sequence[str], modes: Sequence[str]) -> list[tuple[str, str
     return out
 
 
-async def run(catalog_names: Sequence[str], frameworks: Sequence[str], modes: Sequence[str]) -> dict[str, Any]:
+async def run(
+    catalog_names: Sequence[str], frameworks: Sequence[str], modes: Sequence[str]
+) -> dict[str, Any]:
     report: dict[str, Any] = {"versions": {name: version(name) for name in PACKAGES}, "catalogs": {}}
     with tempfile.TemporaryDirectory() as folder, FakeProviderServer() as fake:
         for catalog in catalogs(Path(folder), catalog_names):
             router = await SchemaRouter.from_stdio(*catalog.command, name=catalog.source)
             results: dict[str, Any] = {}
             for framework, api, mode in runs(frameworks, modes):
-                results[f"{framework}/{api}/{mode}"] = await run_one(fake, catalog, router, framework, api, mode)
+                results[f"{framework}/{api}/{mode}"] = await run_one(
+                    fake, catalog, router, framework, api, mode
+                )
             for key, summary in results.items():
                 framework, api, _ = key.split("/")
                 reference = results.get(f"{framework}/{api}/all")
@@ -355,7 +371,9 @@ def print_report(report: dict[str, Any]) -> None:
         "needed tools callable at once / after a search / needed; searches"
     )
     for name, info in report["catalogs"].items():
-        print(f"\n{name}: {info['tools']} tools, catalog {info['catalog_bytes']:,} bytes, {info['turns']} turns")
+        print(
+            f"\n{name}: {info['tools']} tools, catalog {info['catalog_bytes']:,} bytes, {info['turns']} turns"
+        )
         print(
             f"  {'framework/api/mode':<36} {'reqs':>4} {'breaks':>7} {'reasons':<22} {'sent B':>7} {'share':>6} "
             f"{'context B':>9} {'share':>6} {'reached':>11} {'searches':>8}"
@@ -376,8 +394,12 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--catalogs", nargs="+", choices=("fixture", "livemcp"), default=["fixture", "livemcp"])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--catalogs", nargs="+", choices=("fixture", "livemcp"), default=["fixture", "livemcp"]
+    )
     parser.add_argument("--frameworks", nargs="+", choices=tuple(DRIVERS), default=list(DRIVERS))
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")

@@ -24,9 +24,18 @@ SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "require
 
 def tool(api: str, name: str, **extra: Any) -> dict[str, Any]:
     if api == "responses":
-        return {"type": "function", "name": name, "description": f"{name} tool", "parameters": SCHEMA, **extra}
+        return {
+            "type": "function",
+            "name": name,
+            "description": f"{name} tool",
+            "parameters": SCHEMA,
+            **extra,
+        }
     if api == "chat":
-        return {"type": "function", "function": {"name": name, "description": f"{name} tool", "parameters": SCHEMA}}
+        return {
+            "type": "function",
+            "function": {"name": name, "description": f"{name} tool", "parameters": SCHEMA},
+        }
     return {"name": name, "description": f"{name} tool", "input_schema": SCHEMA, **extra}
 
 
@@ -42,13 +51,20 @@ def call_and_result(api: str) -> list[dict[str, Any]]:
             {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
         ]
     if api == "chat":
-        call = {"id": "c1", "type": "function", "function": {"name": "get_weather_forecast", "arguments": "{}"}}
+        call = {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "get_weather_forecast", "arguments": "{}"},
+        }
         return [
             {"role": "assistant", "content": None, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
         ]
     return [
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "get_weather_forecast", "input": {}}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "c1", "name": "get_weather_forecast", "input": {}}],
+        },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "sunny"}]},
     ]
 
@@ -57,7 +73,9 @@ async def record(api: str, *bodies: dict[str, Any]) -> list[RecordedRequest]:
     """Send each body through the real SDK client of `api`; what the fake provider recorded."""
     with FakeProviderServer(when_done=Text("ok")) as fake:
         if api == "messages":
-            client = anthropic.AsyncAnthropic(base_url=fake.anthropic_base_url, api_key="unused", max_retries=0)
+            client = anthropic.AsyncAnthropic(
+                base_url=fake.anthropic_base_url, api_key="unused", max_retries=0
+            )
             for body in bodies:
                 await client.messages.create(model="m", max_tokens=64, **body)
         else:
@@ -126,7 +144,10 @@ async def test_an_edited_earlier_message_breaks_the_cache(api: str) -> None:
 @pytest.mark.parametrize("api", APIS)
 async def test_reordered_tools_break_the_cache(api: str) -> None:
     weather, convert = tool(api, "get_weather_forecast"), tool(api, "convert_currency")
-    first, second = body(api, [weather, convert], [user(api, "x")]), body(api, [convert, weather], [user(api, "x")])
+    first, second = (
+        body(api, [weather, convert], [user(api, "x")]),
+        body(api, [convert, weather], [user(api, "x")]),
+    )
     [found] = cache_breaks([prompt_view(r) for r in await record(api, first, second)])
     assert found.detail == "tools reordered"
 
@@ -134,7 +155,9 @@ async def test_reordered_tools_break_the_cache(api: str) -> None:
 async def test_a_changed_system_prompt_breaks_the_cache() -> None:
     items = [user("messages", "weather?")]
     requests = await record(
-        "messages", {"system": "You help.", "messages": items}, {"system": "You help a lot.", "messages": items}
+        "messages",
+        {"system": "You help.", "messages": items},
+        {"system": "You help a lot.", "messages": items},
     )
     [found] = cache_breaks([prompt_view(r) for r in requests])
     assert found.reasons == ("system",)
@@ -157,7 +180,13 @@ async def test_a_moved_cache_control_marker_is_not_a_break() -> None:
     first = {"messages": [{"role": "user", "content": [marked]}]}
     plain = {"type": "text", "text": "weather?"}
     later = {"type": "text", "text": "and tomorrow?", "cache_control": {"type": "ephemeral"}}
-    second = {"messages": [{"role": "user", "content": [plain]}, *call_and_result("messages")[:1], {"role": "user", "content": [later]}]}
+    second = {
+        "messages": [
+            {"role": "user", "content": [plain]},
+            *call_and_result("messages")[:1],
+            {"role": "user", "content": [later]},
+        ]
+    }
     assert cache_breaks([prompt_view(r) for r in await record("messages", first, second)]) == []
 
 
@@ -189,7 +218,11 @@ async def test_deferred_tools_stay_outside_the_prefix_until_a_tool_reference_rev
         {"tools": [finder, weather], "messages": start},
         {
             "tools": [finder, weather, convert],
-            "messages": [*start, {"role": "assistant", "content": [search]}, {"role": "user", "content": [found]}],
+            "messages": [
+                *start,
+                {"role": "assistant", "content": [search]},
+                {"role": "user", "content": [found]},
+            ],
         },
     )
     before, after = (prompt_view(r) for r in requests)
@@ -215,7 +248,13 @@ async def test_a_tool_search_output_makes_the_tools_it_carries_callable() -> Non
             "arguments": {"queries": ["currency"]},
             "status": "completed",
         },
-        {"type": "tool_search_output", "call_id": "s1", "execution": "client", "tools": [convert], "status": "completed"},
+        {
+            "type": "tool_search_output",
+            "call_id": "s1",
+            "execution": "client",
+            "tools": [convert],
+            "status": "completed",
+        },
     ]
     search_tool = {"type": "tool_search", "execution": "client"}
     [request] = await record("responses", {"tools": [search_tool], "input": searched})

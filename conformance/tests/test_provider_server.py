@@ -100,7 +100,11 @@ async def test_anthropic_messages_plain_and_streamed(fake: FakeProviderServer) -
     )
     block = first.content[0]
     assert block.type == "tool_use"
-    assert (block.name, block.input, first.stop_reason) == ("get_weather_forecast", {"city": "Paris"}, "tool_use")
+    assert (block.name, block.input, first.stop_reason) == (
+        "get_weather_forecast",
+        {"city": "Paris"},
+        "tool_use",
+    )
     async with client.messages.stream(
         model="m", max_tokens=64, messages=[{"role": "user", "content": "and now?"}]
     ) as stream:
@@ -138,11 +142,13 @@ async def test_a_failing_script_answers_400_and_is_kept_in_errors() -> None:
 
 
 async def test_tool_search_calls_exist_only_on_responses() -> None:
-    with FakeProviderServer([ToolSearchCall(("weather",))]) as fake:
-        with pytest.raises(anthropic.BadRequestError, match="tool_search_call"):
-            await anthropic_client(fake).messages.create(
-                model="m", max_tokens=8, messages=[{"role": "user", "content": "x"}]
-            )
+    with (
+        FakeProviderServer([ToolSearchCall(("weather",))]) as fake,
+        pytest.raises(anthropic.BadRequestError, match="tool_search_call"),
+    ):
+        await anthropic_client(fake).messages.create(
+            model="m", max_tokens=8, messages=[{"role": "user", "content": "x"}]
+        )
 
 
 def test_a_script_turn_must_be_replies() -> None:

@@ -32,10 +32,10 @@ from ._scenarios import (
 
 if TYPE_CHECKING:
     from ._guard import STANDARD_TESTS, known_failure
+    from ._harness import ConformanceRun, FixtureEndpoint
     from ._prompt_view import CacheBreak, PromptView, cache_break, cache_breaks, canonical_json, prompt_view
     from ._provider_replies import Text, ToolCall, ToolSearchCall
     from ._provider_server import FakeProviderServer, RecordedRequest
-    from ._harness import ConformanceRun, FixtureEndpoint
     from ._reference import ReferenceAgent, ReferenceDriver
     from ._servers import free_port, http_fixture_server, http_mcp_server
     from ._validation import RoutingHook, driver_evidence, validate_driver

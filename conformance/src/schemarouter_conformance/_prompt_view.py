@@ -176,8 +176,8 @@ def _is_system(item: Any) -> bool:
 def _system_and_items(request: RecordedRequest) -> tuple[list[Any], list[Any]]:
     body = request.body
     if request.api == "messages":
-        system = body.get("system")
-        return ([] if system is None else [system]), list(body.get("messages") or [])
+        prompt = body.get("system")
+        return ([] if prompt is None else [prompt]), list(body.get("messages") or [])
     raw = body.get("input") if request.api == "responses" else body.get("messages")
     items: list[Any] = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or [])
     system: list[Any] = [body["instructions"]] if body.get("instructions") else []
@@ -239,7 +239,9 @@ def cache_break(before: PromptView, after: PromptView, index: int = 1) -> CacheB
         details.append(f"tool_choice {before.tool_choice} -> {after.tool_choice}")
     size = len(before.messages)
     if after.messages[:size] != before.messages:
-        at = next((i for i, (a, b) in enumerate(zip(before.messages, after.messages)) if a != b), None)
+        at = next(
+            (i for i, (a, b) in enumerate(zip(before.messages, after.messages, strict=False)) if a != b), None
+        )
         reasons.append("messages")
         details.append(
             f"conversation item {at} changed" if at is not None else "the conversation got shorter"

@@ -130,7 +130,12 @@ def _chat_body(replies: Sequence[Reply], n: int, model: str, request_bytes: int)
         "created": 1_700_000_000 + n,
         "model": model,
         "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop", "logprobs": None}
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if calls else "stop",
+                "logprobs": None,
+            }
         ],
         "usage": {"prompt_tokens": tokens, "completion_tokens": 10, "total_tokens": tokens + 10},
     }
@@ -141,7 +146,12 @@ def _messages_body(replies: Sequence[Reply], n: int, model: str, request_bytes: 
     for i, reply in enumerate(replies):
         if isinstance(reply, ToolCall):
             content.append(
-                {"type": "tool_use", "id": f"toolu_{n * 100 + i}", "name": reply.name, "input": dict(reply.arguments)}
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{n * 100 + i}",
+                    "name": reply.name,
+                    "input": dict(reply.arguments),
+                }
             )
         elif isinstance(reply, Text):
             content.append({"type": "text", "text": reply.text})
@@ -192,7 +202,9 @@ def _sse(event: str | None, data: Mapping[str, Any] | str) -> bytes:
 def _responses_events(body: dict[str, Any]) -> Iterator[bytes]:
     seq = iter(range(1_000_000))
     started = {**body, "status": "in_progress", "output": []}
-    yield _sse("response.created", {"type": "response.created", "response": started, "sequence_number": next(seq)})
+    yield _sse(
+        "response.created", {"type": "response.created", "response": started, "sequence_number": next(seq)}
+    )
     for index, item in enumerate(body["output"]):
         opened = {**item, "status": "in_progress"}
         if item["type"] == "message":
@@ -202,7 +214,12 @@ def _responses_events(body: dict[str, Any]) -> Iterator[bytes]:
         common = {"output_index": index, "item_id": item["id"]}
         yield _sse(
             "response.output_item.added",
-            {"type": "response.output_item.added", "output_index": index, "item": opened, "sequence_number": next(seq)},
+            {
+                "type": "response.output_item.added",
+                "output_index": index,
+                "item": opened,
+                "sequence_number": next(seq),
+            },
         )
         if item["type"] == "message":
             part = item["content"][0]
@@ -215,11 +232,23 @@ def _responses_events(body: dict[str, Any]) -> Iterator[bytes]:
             )
             yield _sse(
                 "response.output_text.delta",
-                {"type": "response.output_text.delta", **at, "delta": text, "logprobs": [], "sequence_number": next(seq)},
+                {
+                    "type": "response.output_text.delta",
+                    **at,
+                    "delta": text,
+                    "logprobs": [],
+                    "sequence_number": next(seq),
+                },
             )
             yield _sse(
                 "response.output_text.done",
-                {"type": "response.output_text.done", **at, "text": text, "logprobs": [], "sequence_number": next(seq)},
+                {
+                    "type": "response.output_text.done",
+                    **at,
+                    "text": text,
+                    "logprobs": [],
+                    "sequence_number": next(seq),
+                },
             )
             yield _sse(
                 "response.content_part.done",
@@ -229,7 +258,12 @@ def _responses_events(body: dict[str, Any]) -> Iterator[bytes]:
             args = item["arguments"]
             yield _sse(
                 "response.function_call_arguments.delta",
-                {"type": "response.function_call_arguments.delta", **common, "delta": args, "sequence_number": next(seq)},
+                {
+                    "type": "response.function_call_arguments.delta",
+                    **common,
+                    "delta": args,
+                    "sequence_number": next(seq),
+                },
             )
             yield _sse(
                 "response.function_call_arguments.done",
@@ -243,15 +277,27 @@ def _responses_events(body: dict[str, Any]) -> Iterator[bytes]:
             )
         yield _sse(
             "response.output_item.done",
-            {"type": "response.output_item.done", "output_index": index, "item": item, "sequence_number": next(seq)},
+            {
+                "type": "response.output_item.done",
+                "output_index": index,
+                "item": item,
+                "sequence_number": next(seq),
+            },
         )
-    yield _sse("response.completed", {"type": "response.completed", "response": body, "sequence_number": next(seq)})
+    yield _sse(
+        "response.completed", {"type": "response.completed", "response": body, "sequence_number": next(seq)}
+    )
 
 
 def _chat_events(body: dict[str, Any]) -> Iterator[bytes]:
     choice = body["choices"][0]
     message = choice["message"]
-    base = {"id": body["id"], "object": "chat.completion.chunk", "created": body["created"], "model": body["model"]}
+    base = {
+        "id": body["id"],
+        "object": "chat.completion.chunk",
+        "created": body["created"],
+        "model": body["model"],
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return _sse(None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -275,7 +321,9 @@ def _messages_events(body: dict[str, Any]) -> Iterator[bytes]:
         else:
             opened = {**block, "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-        yield _sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": opened})
+        yield _sse(
+            "content_block_start", {"type": "content_block_start", "index": index, "content_block": opened}
+        )
         yield _sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
         yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
     yield _sse(

@@ -59,6 +59,7 @@ Script = Callable[[RecordedRequest], Turn]
 """Gets each recorded model request and returns the model's turn: one reply or several."""
 
 _REPLY_TYPES = (ToolCall, ToolSearchCall, Text)
+_DONE = Text("done")
 
 
 def _replies(turn: object) -> list[Reply]:
@@ -80,7 +81,7 @@ class FakeProviderServer:
         self,
         script: Script | Sequence[Turn] = (),
         *,
-        when_done: Turn = Text("done"),
+        when_done: Turn = _DONE,
         model: str = "fake-model",
     ) -> None:
         self._lock = threading.Lock()
@@ -189,7 +190,9 @@ class FakeProviderServer:
                 rendered = render(api, replies, n, str(request.body.get("model") or self._model), len(raw))
             except Exception as exc:
                 self._errors.append(f"request {n} ({api}): {type(exc).__name__}: {exc}")
-                return self._error(f"the fake provider's script failed: {type(exc).__name__}: {exc}", locked=True)
+                return self._error(
+                    f"the fake provider's script failed: {type(exc).__name__}: {exc}", locked=True
+                )
         if request.stream:
             return 200, "text/event-stream", render_events(api, rendered)
         return 200, "application/json", json.dumps(rendered).encode()
@@ -219,7 +222,7 @@ def _handler(fake: FakeProviderServer) -> type[BaseHTTPRequestHandler]:
             path = urlsplit(self.path).path
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            api = next((api for suffix, api in _PATHS if path.endswith(suffix)), None)
+            api: Api | None = next((api for suffix, api in _PATHS if path.endswith(suffix)), None)
             if api is None:
                 self._send(404, "application/json", b'{"error": {"message": "not a model endpoint"}}')
                 return

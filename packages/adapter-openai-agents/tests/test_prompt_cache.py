@@ -15,6 +15,7 @@ from agents import (
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
     Runner,
+    Tool,
     function_tool,
     set_tracing_disabled,
 )
@@ -63,7 +64,9 @@ def local_tools(ran: list[str]) -> list[FunctionTool]:
     ("mode", "breaks"),
     [("all", []), ("session", [(2, ("tools",), "tools +convert_currency")])],
 )
-async def test_a_two_turn_conversation_through_the_real_models(api: str, mode: str, breaks: list[Any]) -> None:
+async def test_a_two_turn_conversation_through_the_real_models(
+    api: str, mode: str, breaks: list[Any]
+) -> None:
     set_tracing_disabled(True)
     ran: list[str] = []
     tools = local_tools(ran)
@@ -74,11 +77,12 @@ async def test_a_two_turn_conversation_through_the_real_models(api: str, mode: s
             if api == "responses"
             else OpenAIChatCompletionsModel("gpt-5.4", client)
         )
-        agent: Agent[Any] = Agent(name="assistant", tools=list(tools), model=model)
+        plain: list[Tool] = list(tools)
+        agent: Agent[Any] = Agent(name="assistant", tools=plain, model=model)
         if mode == "session":
             visibility = Visibility(SchemaRouter(mirror_function_tools(tools)), k=2)
             routing = OpenAIAgentsRouter(visibility, sessions=SessionLimits())
-            gated = [routing.find_tools, *routing.gate_tools(tools)]
+            gated: list[Tool] = [routing.find_tools, *routing.gate_tools(tools)]
             agent = RoutedAgent(name="assistant", tools=gated, model=model, routing=routing)
         context: dict[str, Any] = {"conversation": "c-1"}
         items: list[Any] = []
@@ -88,7 +92,8 @@ async def test_a_two_turn_conversation_through_the_real_models(api: str, mode: s
             items = result.to_input_list()
     assert result.final_output == "92 EUR."
     assert ran == ["get_weather_forecast", "convert_currency"]
-    assert {r.api for r in fake.requests} == {api} and fake.errors == []
+    assert {r.api for r in fake.requests} == {api}
+    assert fake.errors == []
     views = [prompt_view(r) for r in fake.requests]
     assert len(views) == 4
     assert [(b.index, b.reasons, b.detail) for b in cache_breaks(views)] == breaks

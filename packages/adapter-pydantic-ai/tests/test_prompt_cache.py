@@ -69,7 +69,8 @@ async def test_a_two_turn_conversation_through_the_real_model_classes(
         second = await agent.run(CONVERT, deps=deps, message_history=first.all_messages())
     assert (first.output, second.output) == ("Sunny.", "92 EUR.")
     assert [name for name, _ in body_calls] == ["get_weather_forecast", "convert_currency"]
-    assert {r.api for r in fake.requests} == {api} and fake.errors == []
+    assert {r.api for r in fake.requests} == {api}
+    assert fake.errors == []
     views = [prompt_view(r) for r in fake.requests]
     assert len(views) == 4
     assert [(b.index, b.reasons, b.detail) for b in cache_breaks(views)] == breaks
