@@ -90,6 +90,10 @@ async def run_pydantic_ai(setup: Setup) -> None:
         toolset = mcp.defer_loading()
         search = PydanticAIRouter(setup.visibility()).tool_search(source=setup.source)
         capabilities.append(ToolSearch(strategy=search))
+        if setup.mode == "native_routed":
+            from _native_pydantic import RevealRouted
+
+            capabilities.append(RevealRouted(setup.visibility()))
     agent = Agent(_pydantic_ai_model(setup), toolsets=[toolset], capabilities=capabilities)
     deps: Any = None
     history: list[Any] = []
@@ -102,32 +106,8 @@ async def run_pydantic_ai(setup: Setup) -> None:
                 deps.query = query
             elif setup.mode != "all":
                 deps = RoutingRequest(query)
-            prompt: str | None = query
-            if setup.mode == "native_routed":
-                history = [*history, *routed_reveal(setup.visibility(), query, turn)]
-                prompt = None
-            result = await agent.run(prompt, deps=deps, message_history=history)
+            result = await agent.run(query, deps=deps, message_history=history)
             history = result.all_messages()
-
-
-def routed_reveal(visibility: Visibility, query: str, turn: int) -> list[Any]:
-    """The user's message, then a tool-search exchange for it answered with its allow-set, as
-    PydanticAI's own history records a search (prototype: the run continues from this history)."""
-    from pydantic_ai.messages import (
-        ModelRequest,
-        ModelResponse,
-        ToolSearchCallPart,
-        ToolSearchReturnPart,
-        UserPromptPart,
-    )
-
-    call_id = f"routed_{turn}"
-    found: Any = {"discovered_tools": [{"name": name} for name in visibility.allow_set(query).names]}
-    return [
-        ModelRequest(parts=[UserPromptPart(query)]),
-        ModelResponse(parts=[ToolSearchCallPart(args={"queries": [query]}, tool_call_id=call_id)]),
-        ModelRequest(parts=[ToolSearchReturnPart(content=found, tool_call_id=call_id)]),
-    ]
 
 
 # -- LangChain ----------------------------------------------------------------------------------
@@ -276,4 +256,4 @@ NATIVE: dict[str, dict[str, tuple[Api, ...]]] = {
     },
 }
 """Where each native mode runs: PydanticAI's own `native`; prototypes for the rest (`_native.py`,
-`_native_agents.py`, and `routed_reveal` above)."""
+`_native_agents.py`, `_native_pydantic.py`)."""
