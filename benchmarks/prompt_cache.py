@@ -12,14 +12,17 @@ searches once (SchemaRouter's `find_tools`, PydanticAI's `search_tools`, or Open
 `tool_search`, whichever the request offers) with the step's search words, and if the tool is
 still not callable it gives that step up. After the last step it answers, which ends the turn.
 
-Catalogs: `fixture`, the conformance package's MCP server (16 tools, over stdio); `livemcp`,
+Catalogs: `fixture`, the conformance package's MCP server (15 tools, over stdio); `livemcp`,
 65 tools of 9 LiveMCPBench servers (`LIVEMCP_SERVERS`) served as written (less output schemas)
-by a local stdio MCP server. Both conversations have five turns whose needed tools change, and one step whose tool
-the turn's message does not ask for (reachable only by searching).
+by a local stdio MCP server. Both conversations have five turns whose needed tools change, and
+one step whose tool the turn's message does not ask for (reachable only by searching).
 
 Modes: `all` (no routing), `per_request`, `session` (`sessions=SessionLimits()`), `native`
-(PydanticAI's `ToolSearch(strategy=router.tool_search())` over `defer_loading` tools, and the
-LangChain prototype in `_native.py`). Routing uses `Visibility(router)` with its defaults.
+(deferred tools found by a client-executed search SchemaRouter answers: PydanticAI's
+`ToolSearch(strategy=router.tool_search())`; prototypes for LangChain in `_native.py` and the
+OpenAI Agents SDK in `_native_agents.py`), `native_routed` (the same, and each turn's allow-set
+revealed as if searched for; PydanticAI's in `_native_pydantic.py`). Routing uses
+`Visibility(router)` with its defaults.
 
 Per framework x API x mode it reports: model requests; follow-up requests that break the prompt
 cache (their loaded tools, system prompt or `tool_choice` differ from the request before, or
