@@ -33,6 +33,9 @@ from ._scenarios import (
 if TYPE_CHECKING:
     from ._guard import STANDARD_TESTS, known_failure
     from ._harness import ConformanceRun, FixtureEndpoint
+    from ._prompt_view import CacheBreak, PromptView, cache_break, cache_breaks, canonical_json, prompt_view
+    from ._provider_replies import Text, ToolCall, ToolSearchCall
+    from ._provider_server import FakeProviderServer, RecordedRequest
     from ._reference import ReferenceAgent, ReferenceDriver
     from ._servers import free_port, http_fixture_server, http_mcp_server
     from ._validation import RoutingHook, driver_evidence, validate_driver
@@ -59,6 +62,17 @@ _LAZY: dict[str, str] = {
     "FixtureEndpoint": "._harness",
     "ReferenceAgent": "._reference",
     "ReferenceDriver": "._reference",
+    "CacheBreak": "._prompt_view",
+    "PromptView": "._prompt_view",
+    "cache_break": "._prompt_view",
+    "cache_breaks": "._prompt_view",
+    "canonical_json": "._prompt_view",
+    "prompt_view": "._prompt_view",
+    "Text": "._provider_replies",
+    "ToolCall": "._provider_replies",
+    "ToolSearchCall": "._provider_replies",
+    "FakeProviderServer": "._provider_server",
+    "RecordedRequest": "._provider_server",
     "free_port": "._servers",
     "http_fixture_server": "._servers",
     "http_mcp_server": "._servers",
@@ -82,6 +96,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "APPROVAL_CASES",
+    "CacheBreak",
     "CALL_LOG_ENV",
     "DESTRUCTIVE_TOOLS",
     "FIXTURE_TOOL_NAMES",
@@ -93,19 +108,29 @@ __all__ = [
     "AdapterConformanceSuite",
     "ConformanceRun",
     "ConformanceSetupError",
+    "FakeProviderServer",
     "FixtureEndpoint",
     "FixtureServerError",
+    "PromptView",
+    "RecordedRequest",
     "ReferenceAgent",
     "ReferenceDriver",
     "RoutingHook",
     "SupportedCase",
+    "Text",
+    "ToolCall",
+    "ToolSearchCall",
     "__version__",
     "build_server",
+    "cache_break",
+    "cache_breaks",
+    "canonical_json",
     "driver_evidence",
     "free_port",
     "http_fixture_server",
     "http_mcp_server",
     "known_failure",
+    "prompt_view",
     "read_call_log",
     "stdio_command",
     "validate_driver",
