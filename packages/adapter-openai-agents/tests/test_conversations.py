@@ -265,7 +265,7 @@ async def test_a_fresh_context_continues_the_conversation_it_names(
 async def test_a_forgotten_session_is_rebuilt_from_the_context(
     visibility: Visibility, fixture_tools: list[Any]
 ) -> None:
-    routing = OpenAIAgentsRouter(visibility, sessions=SessionLimits(), max_contexts=1)
+    routing = OpenAIAgentsRouter(visibility, sessions=SessionLimits(), cache_size=1)
     first: dict[str, Any] = {"query": WEATHER, "conversation": "c-1"}
     await _visible(routing, first, fixture_tools)
     await _visible(routing, {"query": CURRENCY, "conversation": "c-2"}, fixture_tools)  # c-1 forgotten

@@ -14,6 +14,7 @@ from agents.mcp import ToolFilterContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, tool_input_guardrail, tool_output_guardrail
 
 from schemarouter import AllowSet, Catalog, RoutingError, SchemaRouter, UserError, Visibility
+from schemarouter.adapter import AdapterSetupError
 from schemarouter.testing import DelegatingProvider, RaisingVisibility
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_openai_agents import (
@@ -194,10 +195,24 @@ async def test_an_unusable_request_is_a_routing_error_with_an_accurate_message(
         assert "request_from" not in (outcome.failure or ""), "no request_from was given"
 
 
-@pytest.mark.parametrize("max_contexts", [0, -1, 1.5])
-def test_max_contexts_must_be_positive(visibility: Visibility, max_contexts: Any) -> None:
-    with pytest.raises(UserError, match="max_contexts"):
-        OpenAIAgentsRouter(visibility, max_contexts=max_contexts)
+@pytest.mark.parametrize("cache_size", [0, -1, 1.5])
+def test_cache_size_must_be_positive(visibility: Visibility, cache_size: Any) -> None:
+    with pytest.raises(AdapterSetupError, match="cache_size"):
+        OpenAIAgentsRouter(visibility, cache_size=cache_size)
+
+
+def test_the_old_max_contexts_name_still_works_with_a_warning(visibility: Visibility) -> None:
+    with pytest.deprecated_call(match="cache_size"):
+        routing = OpenAIAgentsRouter(visibility, max_contexts=7)
+    assert routing.settings.cache_size == 7
+
+
+def test_on_failure_raise_raises_the_routing_error(visibility: Visibility) -> None:
+    routing = OpenAIAgentsRouter(visibility, on_failure="raise")
+    with pytest.raises(MissingRequestError):
+        routing.outcome(RunContextWrapper(context={}))
+    with pytest.raises(AdapterSetupError, match="on_failure"):
+        OpenAIAgentsRouter(visibility, on_failure="log")  # type: ignore[arg-type]
 
 
 async def test_custom_request_from(visibility: Visibility, fixture_tools: list[Any]) -> None:

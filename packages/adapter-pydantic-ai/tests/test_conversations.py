@@ -319,7 +319,7 @@ async def test_no_conversation_id_fails_closed(
 
 
 async def test_no_conversation_id_raises_when_asked_to(visibility: Visibility) -> None:
-    router = PydanticAIRouter(visibility, sessions=SessionLimits(), raise_on_failure=True)
+    router = PydanticAIRouter(visibility, sessions=SessionLimits(), on_failure="raise")
     with pytest.raises(RoutingUnavailableError) as raised:
         await run(agent_with(router.toolset(local_tools())), {"query": WEATHER})
     assert raised.value.cause == "missing_conversation"

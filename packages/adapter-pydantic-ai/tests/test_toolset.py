@@ -299,7 +299,7 @@ async def test_raising_request_callable_hides_routed_tools(visibility: Visibilit
 
 
 async def test_raise_on_failure_ends_the_run(body_calls: list[Any]) -> None:
-    router = PydanticAIRouter(Exploding(), raise_on_failure=True)
+    router = PydanticAIRouter(Exploding(), on_failure="raise")
     with pytest.raises(RoutingUnavailableError) as raised:
         await agent_with(router.toolset(local_tools())).run(
             "x", deps=RoutingRequest(SUPPORTED), model=Script("search_customers", {"query": "Ada"}).model()
@@ -438,7 +438,7 @@ async def test_catalogued_tools_log_no_catalog_warning(
 async def test_unusable_deps_fail_as_a_routing_error_that_does_not_blame_request_from(
     visibility: Visibility, deps: object, expected: str
 ) -> None:
-    router = PydanticAIRouter(visibility, raise_on_failure=True)
+    router = PydanticAIRouter(visibility, on_failure="raise")
     with pytest.raises(RoutingUnavailableError) as raised:
         await offered(agent_with(router.toolset(local_tools())), deps)
     assert isinstance(raised.value, schemarouter.RoutingError)
@@ -468,7 +468,7 @@ async def test_a_blank_query_is_a_missing_request(
     assert any(
         r.levelno == logging.WARNING and "missing_request" in r.getMessage() for r in caplog.records
     ), "a blank query must fail closed visibly, not as a silent no-route"
-    strict = PydanticAIRouter(visibility, raise_on_failure=True)
+    strict = PydanticAIRouter(visibility, on_failure="raise")
     with pytest.raises(RoutingUnavailableError) as raised:
         await offered(agent_with(strict.toolset(local_tools())), deps)
     assert raised.value.cause == "missing_request"
@@ -494,3 +494,10 @@ async def test_a_tool_catalog_name_maps_to_none_is_hidden_and_named_once(
     assert len(unmapped) == 1, unmapped
     assert "'search_customers'" in unmapped[0]
     assert "hidden" in unmapped[0]
+
+
+def test_the_old_raise_on_failure_name_still_works_with_a_warning(visibility: Visibility) -> None:
+    with pytest.deprecated_call(match="on_failure"):
+        router = PydanticAIRouter(visibility, raise_on_failure=True)
+    assert router.settings.on_failure == "raise"
+    assert router.raise_on_failure

@@ -27,6 +27,7 @@ FLOORS: dict[str, float] = {
     "_router": 5,
     "snapshot": 5.5,
     "visibility": 6,
+    "adapter": 7,
     "evidence": 7,
     "demo_routing": 8,
     "testing": 8,

@@ -36,6 +36,7 @@ PACKAGES = (
     "schemarouter.retrieval",
     "schemarouter.execution",
     "schemarouter.visibility",
+    "schemarouter.adapter",
     "schemarouter.evidence",
     "schemarouter.snapshot",
     "schemarouter.errors",

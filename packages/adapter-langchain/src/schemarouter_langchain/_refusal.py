@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, ToolCall, ToolMessage
 
+from schemarouter.adapter import refusal_text
+
 __all__ = ["REFUSAL_KEY", "RefusalReason", "refusal_message", "refusal_of"]
 
 REFUSAL_KEY = "schemarouter_refusal"
@@ -18,11 +20,7 @@ RefusalReason = Literal["hidden", "routing_failed"]
 def refusal_message(tool_call: ToolCall, reason: RefusalReason, detail: str = "") -> ToolMessage:
     """An error result for a call the model was not allowed to make; the tool body never runs."""
     name = tool_call["name"]
-    text = (
-        f"Tool '{name}' is not available for this request."
-        if reason == "hidden"
-        else f"Tool '{name}' is not available: tool routing failed for this request."
-    )
+    text = refusal_text(name, reason)
     return ToolMessage(
         content=text,
         tool_call_id=tool_call.get("id") or "",

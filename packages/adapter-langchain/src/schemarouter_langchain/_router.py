@@ -13,7 +13,8 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
 from schemarouter import AllowSetProvider
-from schemarouter.errors import RoutingError, UserError
+from schemarouter.adapter import AdapterSettings, find_tools_call
+from schemarouter.errors import RoutingError
 from schemarouter.visibility import FIND_TOOLS, SessionKey, SessionLimits
 
 from ._checks import route_of
@@ -116,22 +117,27 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         conversation_from: ConversationFrom | None = None,
         thread_as_conversation: bool = True,
         session_key: SessionKey | None = None,
+        cache_size: int = 256,
     ) -> None:
         super().__init__()
+        self.settings = AdapterSettings(
+            sessions=sessions, session_key=session_key, on_failure=on_failure, cache_size=cache_size
+        )
         self.router = TurnRouter(
             visibility,
             request_from=request_from,
             fallback_to_messages=fallback_to_messages,
             always_visible=always_visible,
             on_failure=on_failure,
+            cache_size=cache_size,
         )
-        if sessions is not None and not isinstance(sessions, SessionLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise UserError(f"sessions must be a SessionLimits or None, got {type(sessions).__name__}")
         self.sessions = sessions
         self.conversation_from: ConversationFrom = conversation_from or default_conversation_from
         self.thread_as_conversation = thread_as_conversation
         self.conversations = (
-            Conversations(self.router.provider, sessions, key=session_key) if sessions is not None else None
+            Conversations(self.router.provider, sessions, key=session_key, cache_size=max(cache_size, 1))
+            if sessions is not None
+            else None
         )
         self.find_tool: BaseTool | None = (
             find_tools_tool(self._answer_find_tools) if sessions is not None and sessions.find_tools else None
@@ -299,6 +305,10 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         conversations = self.conversations
         call_id = runtime.tool_call_id or ""
         call = ToolCall(name=FIND_TOOLS.name, args={FIND_TOOLS.argument: query}, id=call_id)
+        read = find_tools_call({FIND_TOOLS.argument: query})
+        if read.query is None:  # searches nothing: the model reads what to fix
+            return ToolMessage(read.problem or "", tool_call_id=call_id, name=FIND_TOOLS.name, status="error")
+        query = read.query
         try:
             assert conversations is not None
             context = runtime.context

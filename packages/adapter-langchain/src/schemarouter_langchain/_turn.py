@@ -7,11 +7,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from langchain_core.tools import BaseTool
 
 from schemarouter import AllowSet, AllowSetProvider, Catalog
+from schemarouter.adapter import AdapterSettings, AdapterSetupError, OnFailure
 from schemarouter.errors import RoutingError, UserError
 from schemarouter.visibility import SessionOffer, permitted, principal_identity, request_via, require_provider
 
@@ -23,8 +24,6 @@ __all__ = ["LOGGER_NAME", "OnFailure", "TurnRouting", "TurnRouter"]
 
 LOGGER_NAME = "schemarouter.langchain"
 logger = logging.getLogger(LOGGER_NAME)
-
-OnFailure = Literal["hide", "raise"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +130,13 @@ class TurnRouter:
         on_failure: OnFailure = "hide",
         cache_size: int = 256,
     ) -> None:
-        provider = require_provider(provider)
+        try:
+            provider = require_provider(provider)
+        except UserError as exc:
+            raise AdapterSetupError(str(exc)) from None
         if isinstance(always_visible, str):
-            raise UserError("always_visible must be a collection of tool names, not a single string")
-        if on_failure not in ("hide", "raise"):
-            raise UserError(f"on_failure must be 'hide' or 'raise', got {on_failure!r}")
-        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
-            raise UserError(f"cache_size must be an int >= 0, got {cache_size!r}")
+            raise AdapterSetupError("always_visible must be a collection of tool names, not a single string")
+        AdapterSettings(on_failure=on_failure, cache_size=cache_size)  # checks both, as every adapter does
         self.provider = provider
         self.request_from: RequestFrom = request_from or default_request_from
         self.fallback_to_messages = fallback_to_messages

@@ -13,7 +13,6 @@ session is rebuilt from it.
 from __future__ import annotations
 
 import copy
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Mapping, MutableMapping
@@ -28,6 +27,7 @@ from schemarouter import (
     SessionState,
     UserError,
 )
+from schemarouter.adapter import FindToolsCall, find_tools_call
 from schemarouter.visibility import FIND_TOOLS, SessionKey, principal_identity
 
 if TYPE_CHECKING:
@@ -155,16 +155,9 @@ class ConversationSessions:
             return len(self._entries)
 
 
-def find_tools_query(arguments: str) -> str:
-    """The `query` argument of a find-tools call (its JSON arguments); "" when there is none."""
-    try:
-        parsed: object = json.loads(arguments) if arguments else {}
-    except ValueError:
-        return ""
-    if not isinstance(parsed, dict):
-        return ""
-    query: object = cast("dict[str, Any]", parsed).get(FIND_TOOLS.argument)
-    return query if isinstance(query, str) else ""
+def find_tools_query(arguments: str) -> FindToolsCall:
+    """A find-tools call's JSON arguments, read as every adapter reads them (strictly)."""
+    return find_tools_call(arguments)
 
 
 def make_find_tools_tool(
@@ -180,7 +173,10 @@ def make_find_tools_tool(
     from agents import FunctionTool
 
     async def invoke(tool_context: Any, arguments: str) -> str:
-        return await answer(tool_context, find_tools_query(arguments))
+        call = find_tools_query(arguments)
+        if call.query is None:
+            return call.problem or ""  # searches nothing; the model reads what to fix
+        return await answer(tool_context, call.query)
 
     return FunctionTool(
         name=FIND_TOOLS.name,

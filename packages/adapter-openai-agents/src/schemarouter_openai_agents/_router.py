@@ -17,11 +17,13 @@ context), and the router's `find_tools` tool lets the model ask for a tool it wa
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from schemarouter import AllowSet, AllowSetProvider, RoutingError, RoutingSession, SessionLimits, UserError
+from schemarouter.adapter import AdapterSettings, OnFailure
 from schemarouter.catalog import make_route
 from schemarouter.visibility import (
     FIND_TOOLS,
@@ -46,7 +48,7 @@ from ._request import (
     default_conversation_from,
     default_request_from,
 )
-from .errors import MissingConversationError, MissingRequestError
+from .errors import AdapterSetupError, MissingConversationError, MissingRequestError
 
 if TYPE_CHECKING:
     from agents import Agent, FunctionTool, Handoff
@@ -104,8 +106,13 @@ class OpenAIAgentsRouter:
     (`SESSION_KEY`), so it survives `RunState.to_json()` / `from_json()`. Give the agent
     `routing.find_tools` so the model can ask for what it misses, and build it as a
     `RoutedAgent` to offer tools in the conversation's order. The router remembers up to
-    `max_contexts` run contexts' decisions and as many conversations' sessions; a forgotten
-    session is rebuilt from the state its context carries.
+    `cache_size` run contexts' decisions and as many conversations' sessions; a forgotten
+    session is rebuilt from the state its context carries (sealed under `session_key`: give
+    every process that serves a conversation the same key).
+
+    `on_failure="raise"` raises the `RoutingError` as well as hiding every routed tool (the SDK
+    then ends the run); the default, `"hide"`, logs it. Settings are checked when the router is
+    built (`schemarouter.adapter.AdapterSetupError`), as in every adapter.
     """
 
     def __init__(
@@ -116,22 +123,36 @@ class OpenAIAgentsRouter:
         mcp_sources: Mapping[str, str] | None = None,
         function_source: str = FUNCTION_SOURCE,
         handoff_source: str = HANDOFF_SOURCE,
-        max_contexts: int = 1024,
+        cache_size: int = 1024,
         sessions: SessionLimits | None = None,
         conversation_from: ConversationFrom = default_conversation_from,
         session_key: SessionKey | None = None,
+        on_failure: OnFailure = "hide",
+        max_contexts: int | None = None,
     ) -> None:
-        visibility = require_provider(visibility)
-        if not callable(request_from):
-            raise UserError("request_from must be callable")
-        if isinstance(max_contexts, bool) or not isinstance(max_contexts, int) or max_contexts < 1:
-            raise UserError(f"max_contexts must be a positive int, got {max_contexts!r}")
-        if sessions is not None and not isinstance(sessions, SessionLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise UserError(
-                f"sessions must be a schemarouter.SessionLimits or None, got {type(sessions).__name__}"
+        try:
+            visibility = require_provider(visibility)
+        except UserError as exc:
+            raise AdapterSetupError(str(exc)) from None
+        if max_contexts is not None:
+            warnings.warn(
+                "OpenAIAgentsRouter(max_contexts=...) is now cache_size=..., as in every adapter "
+                "(the old name works until 0.2)",
+                DeprecationWarning,
+                stacklevel=2,
             )
+            cache_size = max_contexts
+        size: object = cache_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise AdapterSetupError(f"cache_size must be an int >= 1, got {cache_size!r}")
+        self.settings = AdapterSettings(
+            sessions=sessions, session_key=session_key, on_failure=on_failure, cache_size=cache_size
+        )
+        if not callable(request_from):
+            raise AdapterSetupError("request_from must be callable")
         if not callable(conversation_from):
-            raise UserError("conversation_from must be callable")
+            raise AdapterSetupError("conversation_from must be callable")
+        max_contexts = cache_size
         self.visibility = visibility
         self.request_from = request_from
         self.mcp_sources: dict[str, str] = dict(mcp_sources or {})
@@ -295,6 +316,8 @@ class OpenAIAgentsRouter:
             )
         except Exception as exc:
             _log.warning("SchemaRouter answered find_tools with nothing (%s: %s)", type(exc).__name__, exc)
+            if self.settings.on_failure == "raise":
+                raise
             return FindToolsResult(query, (), (), refused="failed").text()
         return result.text()
 
@@ -321,10 +344,11 @@ class OpenAIAgentsRouter:
 
         return [tool for _, tool in sorted(enumerate(tools), key=place)]
 
-    @staticmethod
-    def _failed(request: RouteRequest | None, error: RoutingError) -> RoutingOutcome:
+    def _failed(self, request: RouteRequest | None, error: RoutingError) -> RoutingOutcome:
         failure = str(error)
         _log.warning("SchemaRouter hid every routed tool for this run (%s)", failure)
+        if self.settings.on_failure == "raise":
+            raise error
         return RoutingOutcome(request, None, failure, error)
 
     # -- MCP: the dynamic tool_filter ---------------------------------------------------------

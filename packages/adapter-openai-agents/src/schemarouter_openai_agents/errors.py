@@ -1,29 +1,22 @@
 """Errors of the OpenAI Agents adapter.
 
-They extend the core hierarchy, so `except schemarouter.RoutingError` and
-`except schemarouter.UserError` catch them too.
+The adapter raises core's adapter errors (`schemarouter.adapter`), the same in every adapter, and
+one of its own. `except schemarouter.RoutingError` and `except schemarouter.UserError` catch them:
 
     schemarouter.RoutingError
     └── MissingRequestError      the run context carries no request: routed tools stay hidden
         └── MissingConversationError   conversation mode, and the run context names no conversation
     schemarouter.UserError
+    ├── AdapterSetupError        the router was configured wrongly (raised when it is built)
     └── MirrorError              a tool list could not be mirrored into a catalog (setup misuse)
 """
 
 from __future__ import annotations
 
-from schemarouter import RoutingError, UserError
+from schemarouter.adapter import AdapterSetupError, MissingConversationError, MissingRequestError
 
-__all__ = ["MirrorError", "MissingConversationError", "MissingRequestError"]
-
-
-class MissingRequestError(RoutingError):
-    """No request could be derived from `RunContextWrapper.context`; routed tools are hidden."""
+__all__ = ["AdapterSetupError", "MirrorError", "MissingConversationError", "MissingRequestError"]
 
 
-class MissingConversationError(MissingRequestError):
-    """Conversation mode, and no conversation id in `RunContextWrapper.context`; routed tools are hidden."""
-
-
-class MirrorError(UserError):
+class MirrorError(AdapterSetupError):
     """A catalog could not be mirrored from framework objects (for example a filtered MCP connection)."""

@@ -16,29 +16,21 @@ from pydantic_ai import RunContext, Tool
 from pydantic_ai.exceptions import ModelRetry
 from pydantic_ai.toolsets import FunctionToolset
 
+from schemarouter.adapter import find_tools_call
 from schemarouter.visibility import FIND_TOOLS
 
 __all__ = ["find_tools_query", "find_tools_toolset"]
 
 
 def find_tools_query(arguments: Mapping[str, Any]) -> str:
-    """The query of a find-tools call, checked against `FIND_TOOLS.input_schema` (PydanticAI does
-    not validate a tool built from a JSON schema). A call that does not fit it is sent back to the
-    model as a retry saying what is wrong, and searches nothing."""
-    schema = FIND_TOOLS.input_schema
-    argument = FIND_TOOLS.argument
-    extra = sorted(str(key) for key in arguments if key != argument)
-    if extra:
-        raise ModelRetry(f"{FIND_TOOLS.name} takes one argument, {argument!r}; remove {', '.join(extra)}")
-    query = arguments.get(argument)
-    if not isinstance(query, str):
-        raise ModelRetry(f"{FIND_TOOLS.name} needs {argument!r}: a few words saying what you need a tool for")
-    limits = schema["properties"][argument]
-    if not limits.get("minLength", 0) <= len(query) <= limits.get("maxLength", len(query)):
-        raise ModelRetry(
-            f"{FIND_TOOLS.name}'s {argument!r} must be {limits['minLength']} to {limits['maxLength']} characters"
-        )
-    return query
+    """The query of a find-tools call, read as every adapter reads it
+    (`schemarouter.adapter.find_tools_call`: PydanticAI does not validate a tool built from a JSON
+    schema). A call that does not fit is sent back to the model as a retry saying what is wrong,
+    and searches nothing."""
+    call = find_tools_call(arguments)
+    if call.query is None:
+        raise ModelRetry(call.problem or f"{FIND_TOOLS.name} needs {FIND_TOOLS.argument!r}")
+    return call.query
 
 
 def find_tools_toolset(answer: Callable[[RunContext[Any], str], str]) -> FunctionToolset[Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from schemarouter import (
     SessionLimits,
     UserError,
 )
+from schemarouter.adapter import AdapterSettings, OnFailure
 from schemarouter.catalog import make_route
 from schemarouter.visibility import FIND_TOOLS, SessionKey, SessionOffer, permitted, require_provider
 
@@ -89,7 +91,8 @@ class PydanticAIRouter:
 
     When no request can be derived (or its query is blank), or the provider raises, routed
     tools are hidden and a WARNING is logged on the `schemarouter.pydantic_ai` logger; with
-    `raise_on_failure=True` a `RoutingUnavailableError` is raised as well, which ends the run.
+    `on_failure="raise"` a `RoutingUnavailableError` is raised as well, which ends the run.
+    Settings are spelled and checked as in every adapter (`schemarouter.adapter.AdapterSettings`).
     A routed tool missing from the catalog, one whose name several catalog sources share when
     no `source` says which it is, and a live MCP tool whose contract changed since the catalog
     was built, stay hidden with a WARNING once per catalog version and tool.
@@ -102,9 +105,10 @@ class PydanticAIRouter:
         sessions: SessionLimits | None = None,
         request_from: RequestFrom = default_request_from,
         conversation_from: ConversationFrom = default_conversation_from,
-        raise_on_failure: bool = False,
+        on_failure: OnFailure = "hide",
         cache_size: int = 256,
         session_key: SessionKey | None = None,
+        raise_on_failure: bool | None = None,
     ) -> None:
         try:
             visibility = require_provider(visibility)
@@ -112,12 +116,17 @@ class PydanticAIRouter:
             raise AdapterSetupError(str(exc)) from None
         if not callable(request_from):
             raise AdapterSetupError("request_from must be callable")
-        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
-            raise AdapterSetupError(f"cache_size must be an int >= 0, got {cache_size!r}")
-        if sessions is not None and not isinstance(sessions, SessionLimits):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise AdapterSetupError(
-                f"sessions must be a schemarouter.SessionLimits or None, got {type(sessions).__name__}"
+        if raise_on_failure is not None:
+            warnings.warn(
+                "PydanticAIRouter(raise_on_failure=...) is now on_failure='raise' / 'hide', as in every "
+                "adapter (the old name works until 0.2)",
+                DeprecationWarning,
+                stacklevel=2,
             )
+            on_failure = "raise" if raise_on_failure else "hide"
+        self.settings = AdapterSettings(
+            sessions=sessions, session_key=session_key, on_failure=on_failure, cache_size=cache_size
+        )
         if not callable(conversation_from):
             raise AdapterSetupError("conversation_from must be callable")
         self.visibility = visibility
@@ -125,7 +134,7 @@ class PydanticAIRouter:
         self.sessions = sessions
         """The conversation mode's limits, or None (each run routed on its own)."""
         self.conversation_from = conversation_from
-        self.raise_on_failure = raise_on_failure
+        self.raise_on_failure = on_failure == "raise"
         self._conversations = (
             ConversationSessions(sessions, cache_size, session_key) if sessions is not None else None
         )

@@ -2,7 +2,8 @@
 
     schemarouter.SchemaRouterError
     ├── schemarouter.UserError
-    │   └── AdapterSetupError          the adapter was configured wrongly (raised at setup)
+    │   └── AdapterSetupError          the adapter was configured wrongly (raised at setup; core's,
+    │                                  `schemarouter.adapter.AdapterSetupError`, as in every adapter)
     ├── schemarouter.PolicyViolationError
     │   └── HiddenToolCallError        a call reached a tool hidden for this request (reason `hidden_tool`)
     └── schemarouter.RuntimeFailure
@@ -12,18 +13,15 @@
 
 Routing failures hide every routed tool and are logged at WARNING on the
 `schemarouter.pydantic_ai` logger; `RoutingUnavailableError` is raised only when the
-router was built with `raise_on_failure=True`.
+router was built with `on_failure="raise"`.
 """
 
 from __future__ import annotations
 
-from schemarouter import PolicyViolationError, RoutingError, UserError
+from schemarouter import PolicyViolationError, RoutingError
+from schemarouter.adapter import AdapterSetupError
 
 __all__ = ["AdapterSetupError", "HiddenToolCallError", "RoutingUnavailableError"]
-
-
-class AdapterSetupError(UserError):
-    """The adapter was used wrongly (bad argument, wrong toolset kind, a non-request from `request_from`)."""
 
 
 class HiddenToolCallError(PolicyViolationError):

@@ -1,7 +1,7 @@
 """SchemaRouter core: per-request tool allow-sets, with a no-route verdict when nothing fits.
 
 What a routing user types is exported here; the rest lives in named subpackages
-(`schemarouter.catalog`, `.retrieval`, `.execution`, `.visibility`, `.evidence`, `.errors`,
+(`schemarouter.catalog`, `.retrieval`, `.execution`, `.visibility`, `.adapter`, `.evidence`, `.errors`,
 `.testing`, `.cli`). No agent-framework imports here; adapters live in their own packages.
 
 Router and catalog
@@ -18,7 +18,8 @@ Plans and the execution boundary
     `PlanRequest`, `ExecutionPlan`, `RunConfig`, `ExecutionPolicy`, `ToolResult`, `RefusalReason`,
     `ainvoke_selective`, `execute_selective_plan`.
 Errors (see `schemarouter.errors` for the hierarchy)
-    `SchemaRouterError`, `UserError`, `SchemaError`, `SnapshotError`, `PolicyViolationError`, `RuntimeFailure`,
+    `SchemaRouterError`, `UserError`, `SchemaError`, `SnapshotError`, `AdapterSetupError`,
+    `PolicyViolationError`, `RuntimeFailure`, `MissingRequestError`, `MissingConversationError`,
     `SourceError`, `ServerConnectionError`, `ServerTimeoutError`, `ServerProtocolError`,
     `RoutingError`, `SessionStateError`, `ToolCallError`, `ToolExecutionError`, `ToolTransportError`,
     `ToolOutcomeUnknownError`.
@@ -38,6 +39,9 @@ from ._defaults import DEFAULT_K
 from ._router import SchemaRouter
 from .catalog import CallableSource, Catalog, CatalogLimits, McpSource, ToolSpec
 from .errors import (
+    AdapterSetupError,
+    MissingConversationError,
+    MissingRequestError,
     PolicyViolationError,
     RoutingError,
     RuntimeFailure,
@@ -89,6 +93,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_K",
+    "AdapterSetupError",
     "AllowSet",
     "AllowSetProvider",
     "CalibrationReport",
@@ -99,6 +104,8 @@ __all__ = [
     "ExecutionPolicy",
     "HybridPolicy",
     "McpSource",
+    "MissingConversationError",
+    "MissingRequestError",
     "PlanRequest",
     "PolicyViolationError",
     "RefusalReason",

@@ -8,7 +8,8 @@ transports, tools). No-route is *not* an error: it is a normal result
     SchemaRouterError
     ├── UserError                   misuse: bad arguments or configuration, raised at setup
     │   ├── SchemaError             a schema or tool contract that cannot be accepted
-    │   └── SnapshotError           a router snapshot that cannot be loaded as it is
+    │   ├── SnapshotError           a router snapshot that cannot be loaded as it is
+    │   └── AdapterSetupError       an adapter configured wrongly (every adapter raises this one)
     ├── PolicyViolationError        a refusal by the execution boundary; `.reason` is a code
     └── RuntimeFailure              the outside world failed
         ├── SourceError             a catalog source (MCP server, ...) could not be read
@@ -16,8 +17,10 @@ transports, tools). No-route is *not* an error: it is a normal result
         │   ├── ServerTimeoutError      no answer within the configured time
         │   └── ServerProtocolError     the server answered with something that is not MCP
         ├── RoutingError            the router itself failed (adapters fail closed on it)
-        │   └── SessionStateError       a saved conversation state refused: its seal fails, or it
-        │                               belongs to another conversation or principal, or is over limits
+        │   ├── SessionStateError       a saved conversation state refused: its seal fails, or it
+        │   │                           belongs to another conversation or principal, or is over limits
+        │   └── MissingRequestError     an adapter's run carries no request to route
+        │       └── MissingConversationError   conversation mode, and the run names no conversation
         └── ToolCallError           a tool call failed
             ├── ToolExecutionError      the tool ran and reported an error
             └── ToolTransportError      the call never got a tool answer
@@ -27,6 +30,9 @@ transports, tools). No-route is *not* an error: it is a normal result
 from __future__ import annotations
 
 __all__ = [
+    "AdapterSetupError",
+    "MissingConversationError",
+    "MissingRequestError",
     "PolicyViolationError",
     "RoutingError",
     "RuntimeFailure",
@@ -67,6 +73,11 @@ class SnapshotError(UserError):
     this process can start from. Nothing is loaded in part; build the snapshot again
     (`schemarouter snapshot build`) or load it with `rebuild=True` (see `load_snapshot`).
     """
+
+
+class AdapterSetupError(UserError):
+    """An adapter was configured wrongly (a bad setting, a provider that is not one, a tool of the
+    wrong kind): raised when the adapter is built, by every adapter alike."""
 
 
 class PolicyViolationError(SchemaRouterError):
@@ -117,6 +128,15 @@ class SessionStateError(RoutingError):
     not verify (edited, relabelled to another principal, or sealed with another key), it belongs
     to another conversation or principal, it is over the session's limits, or it cannot be read.
     Adapters fail closed on it, as on any `RoutingError`."""
+
+
+class MissingRequestError(RoutingError):
+    """An adapter's run carries no request to route (nothing in the run context, or a blank
+    query): every routed tool stays hidden."""
+
+
+class MissingConversationError(MissingRequestError):
+    """Conversation mode, and the run names no conversation: every routed tool stays hidden."""
 
 
 class ToolCallError(RuntimeFailure):

@@ -24,7 +24,8 @@ class AdapterSettings:
     - `session_key`: the key conversation state is sealed with (give every process that serves
       a conversation the same one; None: a key drawn for this process);
     - `on_failure`: `hide` or `raise` (see `OnFailure`);
-    - `cache_size`: run contexts (and conversations) whose routing an adapter remembers at most.
+    - `cache_size`: run contexts (and conversations) whose routing an adapter remembers at most
+      (0: none; every hook asks the provider).
 
     Every check raises `AdapterSetupError` naming the setting, at construction.
     """
@@ -42,8 +43,8 @@ class AdapterSettings:
         if self.on_failure not in ("hide", "raise"):
             raise AdapterSetupError(f"on_failure must be 'hide' or 'raise', got {self.on_failure!r}")
         size: object = self.cache_size
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise AdapterSetupError(f"cache_size must be an int >= 1, got {self.cache_size!r}")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise AdapterSetupError(f"cache_size must be an int >= 0, got {self.cache_size!r}")
         if self.session_key is not None:
             try:
                 session_key(self.session_key)

@@ -1,0 +1,38 @@
+"""The adapter core: what every adapter does that is not its framework's glue.
+
+An adapter turns a framework's run into a routing request, asks an `AllowSetProvider`, and plugs
+the answer into the framework's own hooks. The parts that do not depend on the framework live
+here, once, so the three bundled adapters (and yours) behave alike:
+
+- `AdapterSettings`: the settings every adapter takes, one spelling each (`sessions`,
+  `session_key`, `on_failure` (`OnFailure`), `cache_size`), checked at construction;
+- the errors every adapter raises: `AdapterSetupError` (setup misuse), `MissingRequestError` and
+  `MissingConversationError` (a run that cannot be routed; it fails closed);
+- `find_tools_call`: a find-tools call's arguments read strictly (`FindToolsCall`: the query, or
+  the problem to tell the model), and `refusal_text`: the words a refused call returns
+  (`RefusalReason`).
+
+Reading the request, principal and conversation from a run context is in
+`schemarouter.visibility` (`request_via`, `conversation_via`), as are the provider contract
+(`require_provider`, `permitted`) and conversations (`RoutingSession`).
+
+Floor 7: imports `schemarouter.visibility` and everything below it.
+"""
+
+from __future__ import annotations
+
+from ..errors import AdapterSetupError, MissingConversationError, MissingRequestError
+from ._calls import FindToolsCall, RefusalReason, find_tools_call, refusal_text
+from ._settings import AdapterSettings, OnFailure
+
+__all__ = [
+    "AdapterSettings",
+    "AdapterSetupError",
+    "FindToolsCall",
+    "MissingConversationError",
+    "MissingRequestError",
+    "OnFailure",
+    "RefusalReason",
+    "find_tools_call",
+    "refusal_text",
+]
