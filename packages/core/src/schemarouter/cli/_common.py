@@ -29,6 +29,7 @@ __all__ = [
     "add_source_arguments",
     "emit_json",
     "count",
+    "human_size",
     "load_router",
     "printable",
     "stderr",
@@ -246,6 +247,16 @@ async def load_router(args: argparse.Namespace) -> SchemaRouter:
         router = router.with_semantic()
         logger.info("hybrid mode: tool vectors built in %.2f s", time.perf_counter() - started)
     return router
+
+
+def human_size(size: int) -> str:
+    """`512 B`, `19.2 KiB`, `11.1 MiB`, `1.5 GiB`: a size in the unit that reads best."""
+    if size < 1024:
+        return f"{size} B"
+    for unit, scale in (("KiB", 2**10), ("MiB", 2**20)):
+        if round(size / scale, 1) < 1024:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size / 2**30:.1f} GiB"
 
 
 def count(number: int, noun: str) -> str:

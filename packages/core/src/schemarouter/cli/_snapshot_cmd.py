@@ -8,6 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
+from ..catalog._catalog import SkippedTool
+from ..snapshot._file import writable_target
 from ..snapshot._router_snapshot import SnapshotInfo, check_snapshot, save_snapshot
 from ._common import (
     add_semantic_argument,
@@ -15,6 +19,7 @@ from ._common import (
     add_verbose_argument,
     count,
     emit_json,
+    human_size,
     load_router,
     printable,
     stdout,
@@ -25,7 +30,7 @@ __all__ = ["EXAMPLE", "register"]
 EXAMPLE = (
     "examples (the fixture server that ships with schemarouter-conformance):\n"
     '  schemarouter snapshot build --stdio "python -m schemarouter_conformance.fixture_server" '
-    "--out tools.snapshot\n"
+    "--name fixture --out tools.snapshot\n"
     "  schemarouter snapshot check tools.snapshot"
 )
 
@@ -50,11 +55,24 @@ def _print(info: SnapshotInfo, verb: str, seconds: float) -> None:
     stdout.print(
         f"{verb} {printable(info.path)} in {seconds:.2f} s: {count(info.tools, 'tool')} "
         f"({info.skipped} skipped), catalog {info.catalog_version[:12]}, {mode}, "
-        f"{info.size_bytes / 2**20:.1f} MiB, {printable(info.library)}"
+        f"{human_size(info.size_bytes)}, {printable(info.library)}",
+        soft_wrap=True,  # one line, whatever the width: scripts read it
     )
 
 
+def _print_skipped(skipped: tuple[SkippedTool, ...]) -> None:
+    for skip in skipped:
+        where = printable(f"{skip.source}:{skip.name or '(unnamed)'}")
+        stdout.print(
+            f"[yellow]skipped[/] {escape(where)} — {escape(printable(skip.reason))}: "
+            f"{escape(printable(skip.detail))}",
+            markup=True,
+            soft_wrap=True,
+        )
+
+
 async def run_build(args: argparse.Namespace) -> int:
+    writable_target(args.out)  # before any server is started or listed
     started = time.perf_counter()
     router = await load_router(args)
     info = save_snapshot(router, args.out)
@@ -68,12 +86,14 @@ async def run_build(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    info = check_snapshot(args.path)  # every check a worker's load makes: seal, fingerprints, versions
+    # every check a worker's load makes: seal, header, fingerprints, versions, catalog limits
+    info, catalog = check_snapshot(args.path)
     seconds = time.perf_counter() - started
     if args.json:
         emit_json(_info_json(info, seconds))
     else:
         _print(info, "loaded", seconds)
+        _print_skipped(catalog.skipped)
     return 0
 
 
