@@ -152,15 +152,52 @@ def test_route_says_when_a_long_request_loses_words(
     assert "10 words after the request's first 64 were not weighed" in capsys.readouterr().out
 
 
-def test_route_over_an_empty_tools_file_says_the_catalog_is_empty(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_route_over_an_empty_tools_file_is_misuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tools = tmp_path / "tools.json"
     tools.write_text("[]", encoding="utf-8")
-    assert main(["route", "--tools", str(tools), "convert 100 USD to EUR"]) == 0
+    assert main(["route", "--tools", str(tools), "convert 100 USD to EUR"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "the catalog is empty: the sources list no tool" in err
+
+
+INVALID = {"name": "get_weather", "description": "Weather in a city", "parameters": {"type": "dict"}}
+VALID = {"name": "send_email", "description": "Send an email", "parameters": {"type": "object"}}
+
+
+def test_route_when_every_definition_is_invalid_is_misuse_and_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "bad.json"
+    tools.write_text(json.dumps([INVALID]), encoding="utf-8")
+    for argv in (
+        ["route", "--tools", str(tools), "weather"],
+        ["route", "--json", "--tools", str(tools), "weather"],
+    ):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert "the catalog is empty: 1 tool skipped at load, none left to route" in err
+        assert "bad:get_weather — invalid_schema: input schema is not a valid JSON Schema" in err
+
+
+def test_route_lists_the_tools_it_skipped_with_their_reasons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tools = tmp_path / "half.json"
+    tools.write_text(json.dumps([INVALID, VALID]), encoding="utf-8")
+    assert main(["route", "--tools", str(tools), "send an email"]) == 0
     out = capsys.readouterr().out
-    assert "no route" in out
-    assert "the catalog is empty" in out
+    assert "1 offered of 1 tool (k=5)" in out
+    assert "1 tool skipped at load:" in out
+    assert "skipped half:get_weather — invalid_schema: input schema is not a valid JSON Schema" in out
+    many = [{**INVALID, "name": f"tool_{i}"} for i in range(12)]
+    tools.write_text(json.dumps([*many, VALID]), encoding="utf-8")
+    assert main(["route", "--tools", str(tools), "send an email"]) == 0
+    out = capsys.readouterr().out
+    assert "12 tools skipped at load:" in out
+    assert out.count("skipped half:tool_") == 10
+    assert "... and 2 more (`schemarouter catalog` lists them all)" in out
 
 
 MARKUP_TOOLS = [

@@ -24,6 +24,7 @@ from ._common import (
     encoder_name,
     load_router,
     mode_text,
+    require_tools,
     stdout,
 )
 
@@ -120,6 +121,7 @@ def _print(report: CalibrationReport, mode: str) -> None:
 async def run(args: argparse.Namespace) -> int:
     supported, unsupported = load_labelled(Path(args.labelled))
     router = await load_router(args)
+    require_tools(router.catalog)
     report = calibrate(
         router,
         supported,

@@ -11,14 +11,15 @@ import re
 import shlex
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .._router import SchemaRouter
-from ..catalog._catalog import Catalog
+from ..catalog._catalog import Catalog, SkippedTool
 from ..catalog._mcp import McpSource, check_url
 from ..errors import UserError
 from ..retrieval._hybrid import HybridRetriever
@@ -31,7 +32,10 @@ __all__ = [
     "count",
     "human_size",
     "load_router",
+    "print_skipped",
     "printable",
+    "require_tools",
+    "skip_text",
     "stderr",
     "stdout",
 ]
@@ -267,6 +271,42 @@ def count(number: int, noun: str) -> str:
 def _source_of(catalog: Catalog) -> str:
     sources = sorted({cap.source for cap in catalog} | {skip.source for skip in catalog.skipped})
     return ", ".join(sources) or "(no tools)"
+
+
+def skip_text(skip: SkippedTool) -> str:
+    """`source:name — reason: detail`, control characters escaped."""
+    return printable(f"{skip.source}:{skip.name or '(unnamed)'} — {skip.reason}: {skip.detail}")
+
+
+SHOWN_SKIPS = 10
+"""Skipped tools `route` lists before it refers to `schemarouter catalog` for the rest."""
+
+
+def print_skipped(skipped: Sequence[SkippedTool], limit: int | None = None) -> None:
+    """One line per skipped tool (`skipped source:name — reason: detail`); past `limit` lines,
+    one more saying how many were left out and where to see them."""
+    shown = skipped if limit is None else skipped[:limit]
+    for skip in shown:
+        stdout.print(f"[yellow]skipped[/] {escape(skip_text(skip))}", markup=True, soft_wrap=True)
+    if len(skipped) > len(shown):
+        stdout.print(f"... and {len(skipped) - len(shown)} more (`schemarouter catalog` lists them all)")
+
+
+def require_tools(catalog: Catalog) -> None:
+    """A `UserError` when `catalog` has no tool: nothing can be routed or calibrated over it. The
+    message says why each tool of the sources was skipped (at most `SHOWN_SKIPS`)."""
+    if len(catalog):
+        return
+    skipped = catalog.skipped
+    if not skipped:
+        raise UserError("the catalog is empty: the sources list no tool, so none can be routed")
+    lines = [f"  {skip_text(skip)}" for skip in skipped[:SHOWN_SKIPS]]
+    if len(skipped) > SHOWN_SKIPS:
+        lines.append(f"  ... and {len(skipped) - SHOWN_SKIPS} more (`schemarouter catalog` lists them all)")
+    raise UserError(
+        f"the catalog is empty: {count(len(skipped), 'tool')} skipped at load, none left to route:\n"
+        + "\n".join(lines)
+    )
 
 
 def keep_routes_whole(table: Table, routes: Iterable[str]) -> None:

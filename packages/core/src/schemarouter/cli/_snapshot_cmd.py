@@ -8,9 +8,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-
-from ..catalog._catalog import SkippedTool
 from ..snapshot._file import writable_target
 from ..snapshot._router_snapshot import SnapshotInfo, check_snapshot, save_snapshot
 from ._common import (
@@ -21,6 +18,7 @@ from ._common import (
     emit_json,
     human_size,
     load_router,
+    print_skipped,
     printable,
     stdout,
 )
@@ -60,17 +58,6 @@ def _print(info: SnapshotInfo, verb: str, seconds: float) -> None:
     )
 
 
-def _print_skipped(skipped: tuple[SkippedTool, ...]) -> None:
-    for skip in skipped:
-        where = printable(f"{skip.source}:{skip.name or '(unnamed)'}")
-        stdout.print(
-            f"[yellow]skipped[/] {escape(where)} — {escape(printable(skip.reason))}: "
-            f"{escape(printable(skip.detail))}",
-            markup=True,
-            soft_wrap=True,
-        )
-
-
 async def run_build(args: argparse.Namespace) -> int:
     writable_target(args.out)  # before any server is started or listed
     started = time.perf_counter()
@@ -93,7 +80,7 @@ def run_check(args: argparse.Namespace) -> int:
         emit_json(_info_json(info, seconds))
     else:
         _print(info, "loaded", seconds)
-        _print_skipped(catalog.skipped)
+        print_skipped(catalog.skipped)
     return 0
 
 
