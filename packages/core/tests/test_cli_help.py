@@ -81,3 +81,36 @@ def test_verbose_prints_what_the_command_does(
 def test_without_verbose_the_command_is_quiet(tools: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalog", "--tools", str(tools)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_without_a_command_the_commands_are_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    for command in COMMANDS:
+        assert f"    {command} " in err, command
+    assert main(["snapshot"]) == 2
+    err = capsys.readouterr().err
+    assert "    build " in err
+    assert "    check " in err
+
+
+@pytest.mark.parametrize("how", ["python -m schemarouter.cli", "console script"])
+def test_the_command_alone_lists_its_commands_in_a_real_process(how: str) -> None:
+    """As a newcomer first types it: exit 2 (usage), every command on stderr."""
+    import subprocess
+    import sys
+
+    if how == "console script":
+        script = Path(sys.executable).parent / "schemarouter"
+        if not script.exists():
+            pytest.skip("the schemarouter console script is not installed beside this interpreter")
+        argv = [str(script)]
+    else:
+        argv = [sys.executable, "-m", "schemarouter.cli"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("usage: schemarouter")
+    for command in COMMANDS:
+        assert f"    {command} " in result.stderr, command

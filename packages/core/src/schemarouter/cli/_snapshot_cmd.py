@@ -4,6 +4,7 @@ starts from it (`check`)."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,13 @@ def register(subparsers: Any) -> None:
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+
+    def without_action(_args: argparse.Namespace) -> int:  # `schemarouter snapshot` alone
+        parser.print_help(sys.stderr)
+        return 2
+
+    parser.set_defaults(handler=without_action)
     build = actions.add_parser(
         "build",
         help="list the sources, build the router and write the snapshot",
