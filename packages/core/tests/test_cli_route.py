@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from schemarouter.cli import main
-from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
+from schemarouter_conformance import FIXTURE_TOOL_NAMES, SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_conformance._fixture import read_call_log, stdio_command
 
 pytestmark = pytest.mark.slow
@@ -86,6 +86,34 @@ def test_calibrate_text_names_the_mode_its_threshold_is_for(
     out = capsys.readouterr().out
     assert "mode lexical" in out
     assert "use it: Visibility(router," in out
+
+
+EXAMPLE_LABELLED = Path(__file__).resolve().parents[3] / "examples" / "cli" / "labelled.json"
+
+
+def test_calibrate_on_the_bundled_example_leads_with_its_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a newcomer runs first (README): the chosen threshold and what it does come first;
+    the example is large enough for a 5 % target to mean something (20+ supported queries per
+    half) and holds near-misses, so the held-out curve shows a threshold trading refusals of
+    supported queries for fewer unsupported ones accepted."""
+    if not EXAMPLE_LABELLED.exists():
+        pytest.skip("examples/cli is not next to this test (running from an installed copy)")
+    labelled = json.loads(EXAMPLE_LABELLED.read_text(encoding="utf-8"))
+    gold = {tool for item in labelled["supported"] for tool in item["tools"]}
+    assert gold == set(FIXTURE_TOOL_NAMES), "every fixture tool is asked for, and nothing else"
+    server = _server(tmp_path / "c.jsonl")
+    assert main(["calibrate", "--stdio", server, str(EXAMPLE_LABELLED)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("min_score = ")
+    assert "use it: Visibility(router, k=5," in out
+    assert main(["calibrate", "--stdio", server, str(EXAMPLE_LABELLED), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert min(report["tuning_supported"], report["heldout_supported"]) >= 20
+    accepted = [point["false_acceptance"] for point in report["curve"]]
+    assert accepted[0] > 0.0, "near-misses the gate accepts"
+    assert accepted[-1] < accepted[0], "a higher threshold accepts fewer of them"
 
 
 def test_calibrate_rejects_a_malformed_file(tmp_path: Path) -> None:
