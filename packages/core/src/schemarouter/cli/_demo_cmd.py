@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .._router import SchemaRouter
 from ..demo_routing import ROUTING, load_router
 from ..errors import RuntimeFailure
 from ..evidence._report import EvidenceCase, EvidenceReport
@@ -254,9 +255,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def show_conversation(console: Console = stdout) -> None:
-    """The same routing configuration in a conversation (`RoutingSession`), over the fixture server."""
-    router = await load_router()
+async def show_conversation(console: Console = stdout, router: SchemaRouter | None = None) -> None:
+    """The same routing configuration in a conversation (`RoutingSession`), over the fixture
+    server (`router`: one already listed from it; by default the fixture server is listed)."""
+    router = router if router is not None else await load_router()
     steps = converse(ROUTING.visibility(router))
     console.print()
     render_conversation(steps, router.catalog.total_schema_bytes(), console, MAX_WIDTH)
