@@ -25,6 +25,7 @@ from ..errors import UserError
 from ..retrieval._hybrid import HybridRetriever
 
 __all__ = [
+    "SHOWN_SKIPS",
     "add_semantic_argument",
     "add_verbose_argument",
     "add_source_arguments",
