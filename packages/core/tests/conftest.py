@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from schemarouter_conformance import free_port, http_fixture_server
+from schemarouter_conformance import http_fixture_server
 
 SERVERS = Path(__file__).parent / "servers"
 
@@ -25,9 +26,14 @@ def http_fixture_url(call_log: Path, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def unused_port() -> int:
-    """A loopback port nothing listens on (bound once, then released)."""
-    return free_port()
+def unused_port() -> Iterator[int]:
+    """A loopback port nothing listens on, held for the whole test: bound and never listened
+    on, so a connection to it is refused, while no other server (another test worker's) can
+    bind it and no outgoing connection gets it as its own port (which would connect the
+    socket to itself). A port merely released again could be either, now and then."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
 
 
 @pytest.fixture

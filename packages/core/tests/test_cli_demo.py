@@ -3,13 +3,27 @@ closing line that claims agreement only when there was something to compare."""
 
 from __future__ import annotations
 
+import asyncio
 import io
+import re
+import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pytest
 from rich.console import Console
 
-from schemarouter.cli._demo_cmd import MAX_WIDTH, closing_line, in_allow_set_order, offered_cell, render
+from schemarouter.cli._demo_cmd import (
+    MAX_WIDTH,
+    Runner,
+    closing_line,
+    in_allow_set_order,
+    offered_cell,
+    render,
+    run_all,
+)
+from schemarouter.demo_routing import ROUTING
 from schemarouter.evidence import EvidenceCase, EvidenceReport
 from schemarouter.testing import passing_evidence_report
 
@@ -117,3 +131,41 @@ def test_tool_names_from_an_adapter_cannot_drive_the_terminal() -> None:
     assert "\x07" not in text
     assert "q\\x1b[2J" in text
     assert "evil\\x1b]0;x\\x07" in text
+
+
+IMPORT_SECONDS = 0.4
+RUN_SECONDS = 0.2
+
+
+async def test_the_demo_says_what_it_does_before_each_step_and_times_all_of_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Importing an adapter (its framework) takes seconds: the demo says so before it starts,
+    on a line of its own (shown in a log file as it happens), and the time it reports for the
+    adapter covers the import as well as the run. A stand-in adapter that takes known times."""
+    said_before: list[str] = []
+
+    async def run_validation(config: Any, *, artifacts_dir: Path) -> Any:
+        said_before.append(capsys.readouterr().err)
+        await asyncio.sleep(RUN_SECONDS)
+        return _report("stand-in", _case("q", ALLOW))
+
+    def load() -> Runner:
+        said_before.append(capsys.readouterr().err)
+        time.sleep(IMPORT_SECONDS)  # what importing a framework costs, in small
+        return run_validation
+
+    started = time.perf_counter()
+    reports = await run_all(ROUTING, tmp_path, ["stand-in"], adapters={"stand-in": load})
+    wall = time.perf_counter() - started
+    assert list(reports) == ["stand-in"]
+    assert said_before[0] == "stand-in: importing the adapter and its framework ...\n"
+    assert said_before[1] == "stand-in: fixture MCP server, routing, offline model turns ...\n"
+    done = capsys.readouterr().err
+    match = re.fullmatch(r"done stand-in in ([\d.]+) s \(import ([\d.]+) s, run ([\d.]+) s\)\n", done)
+    assert match is not None, done
+    total, imported, ran = (float(group) for group in match.groups())
+    assert imported >= IMPORT_SECONDS - 0.05
+    assert ran >= RUN_SECONDS - 0.05
+    assert total >= IMPORT_SECONDS + RUN_SECONDS - 0.05
+    assert total <= wall + 0.05

@@ -7,16 +7,23 @@ import asyncio
 import io
 import itertools
 
+import pytest
 from rich.console import Console
 
+from schemarouter import SchemaRouter
 from schemarouter.cli._demo_cmd import show_conversation
 from schemarouter.cli._demo_conversation import converse
 from schemarouter.demo_routing import ROUTING, load_router
 
 
-def test_the_missed_tool_is_found_and_the_list_only_grows() -> None:
+@pytest.fixture(scope="module")
+def router() -> SchemaRouter:
+    """The demo's router over the fixture server, listed once for the module (it is only read)."""
+    return asyncio.run(load_router())
+
+
+def test_the_missed_tool_is_found_and_the_list_only_grows(router: SchemaRouter) -> None:
     async def run() -> None:
-        router = await load_router()
         steps = converse(ROUTING.visibility(router))
         missed = next(s for s in steps if s.outcome == "no_route")
         assert "convert_currency" not in missed.offered
@@ -32,9 +39,9 @@ def test_the_missed_tool_is_found_and_the_list_only_grows() -> None:
     asyncio.run(run())
 
 
-def test_the_conversation_table_fits_100_columns() -> None:
+def test_the_conversation_table_fits_100_columns(router: SchemaRouter) -> None:
     buffer = io.StringIO()
-    asyncio.run(show_conversation(Console(file=buffer, width=200, force_terminal=False)))
+    asyncio.run(show_conversation(Console(file=buffer, width=200, force_terminal=False), router))
     text = buffer.getvalue()
     assert "find_tools('convert" in text
     assert "convert_currency" in text

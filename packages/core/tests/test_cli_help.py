@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -81,3 +82,77 @@ def test_verbose_prints_what_the_command_does(
 def test_without_verbose_the_command_is_quiet(tools: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalog", "--tools", str(tools)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_without_a_command_the_commands_are_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    for command in COMMANDS:
+        assert f"    {command} " in err, command
+    assert main(["snapshot"]) == 2
+    err = capsys.readouterr().err
+    assert "    build " in err
+    assert "    check " in err
+
+
+@pytest.mark.parametrize("how", ["python -m schemarouter.cli", "console script"])
+def test_the_command_alone_lists_its_commands_in_a_real_process(how: str) -> None:
+    """As a newcomer first types it: exit 2 (usage), every command on stderr."""
+    import subprocess
+    import sys
+
+    if how == "console script":
+        script = Path(sys.executable).parent / "schemarouter"
+        if not script.exists():
+            pytest.skip("the schemarouter console script is not installed beside this interpreter")
+        argv = [str(script)]
+    else:
+        argv = [sys.executable, "-m", "schemarouter.cli"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("usage: schemarouter")
+    for command in COMMANDS:
+        assert f"    {command} " in result.stderr, command
+
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+def _doc(name: str) -> str:
+    if not (DOCS / name).exists():
+        pytest.skip(f"docs/{name} is not next to this test (running from an installed copy)")
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def test_the_architecture_diagram_names_every_command() -> None:
+    (line,) = [line for line in _doc("architecture.md").splitlines() if "cli/ (schemarouter " in line]
+    named = re.search(r"cli/ \(schemarouter ([^)]*)\)", line)
+    assert named is not None
+    assert sorted(part.strip() for part in named.group(1).split("|")) == sorted(COMMANDS)
+
+
+def _takes_semantic(parser: argparse.ArgumentParser, prefix: str = "") -> set[str]:
+    """The commands (and actions: `snapshot build`) that have a `--semantic` option."""
+    actions = parser._actions  # pyright: ignore[reportPrivateUsage]
+    found: set[str] = set()
+    for name, sub in (
+        _subparsers(parser) if any(isinstance(a, argparse._SubParsersAction) for a in actions) else {}
+    ).items():  # pyright: ignore[reportPrivateUsage]
+        command = f"{prefix}{name}"
+        if any("--semantic" in action.option_strings for action in sub._actions):  # pyright: ignore[reportPrivateUsage]
+            found.add(command)
+        found |= _takes_semantic(sub, f"{command} ")
+    return found
+
+
+def test_the_docs_name_the_commands_that_take_semantic() -> None:
+    takes = _takes_semantic(build_parser())
+    assert takes == {"route", "calibrate", "snapshot build"}
+    text = " ".join(_doc("hybrid.md").split())
+    sentence = re.search(r"On the command line, `--semantic` does the same for (.*?)\(", text)
+    assert sentence is not None
+    assert set(re.findall(r"`([^`]+)`", sentence.group(1))) == takes
+    snapshots = " ".join(_doc("snapshots.md").split())
+    assert "`--semantic` for hybrid mode (as `route` and `calibrate` do)" in snapshots

@@ -220,7 +220,7 @@ def test_route_and_catalog_commands_read_definition_files(
     assert out["routes"] == ["app:get_weather"]
     assert out["skipped_tools"] == 1
     assert main(["route", "--tools", str(tools), "weather in Lisbon"]) == 0
-    assert "1 tools skipped at load" in capsys.readouterr().out
+    assert "1 tool skipped at load:" in capsys.readouterr().out
     assert main(["catalog", "--tools", str(tools), "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert [t["route"] for t in listed["tools"]] == ["tools:get_weather", "tools:send_email"]
@@ -304,7 +304,9 @@ def test_calibrate_says_when_the_target_cannot_be_reached(
         encoding="utf-8",
     )
     assert main(["calibrate", "--tools", str(tools), str(labelled)]) == 0
-    assert "target not reachable" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert out.startswith("min_score = 0.0: the no-route gate's own decision: the gate alone refuses")
+    assert "over the 5% target" in out
     bad = tmp_path / "typo.json"
     bad.write_text(
         json.dumps(

@@ -1,18 +1,18 @@
 """The commands and the example in docs/snapshots.md run as written (with this interpreter for
-`python` and `schemarouter`): build a snapshot from the fixture server, check it, start a
-worker from it."""
+`python`, and the command line's `main` for `schemarouter`): build a snapshot from the fixture
+server, check it, start a worker from it."""
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from schemarouter.cli import main
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "snapshots.md"
 
@@ -37,19 +37,12 @@ def test_the_snapshot_guide_runs_as_written(
         ["schemarouter", "snapshot", "build"],
         ["schemarouter", "snapshot", "check"],
     ]
-    for command in commands:
-        argv = shlex.split(_ours(command.strip()))
-        done = subprocess.run(
-            [sys.executable, "-m", "schemarouter.cli", *argv[1:]],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"},
-        )
-        assert done.returncode == 0, done.stderr
-    (example,) = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
     monkeypatch.chdir(tmp_path)
+    for command in commands:  # the command line's own entry point, in this process
+        argv = shlex.split(_ours(command.strip()))
+        assert main(argv[1:]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    (example,) = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
     namespace: dict[str, Any] = {"__name__": "docs_example"}
     exec(compile(_ours(example), str(DOC), "exec"), namespace)
     assert "get_weather_forecast" in capsys.readouterr().out

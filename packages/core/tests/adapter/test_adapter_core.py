@@ -56,7 +56,8 @@ def test_a_find_tools_call_is_read_strictly(
     if problem is None:
         assert call.problem is None
     else:
-        assert call.problem is not None and problem in call.problem
+        assert call.problem is not None
+        assert problem in call.problem
         assert FIND_TOOLS.name in call.problem
 
 

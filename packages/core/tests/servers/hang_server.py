@@ -8,6 +8,7 @@
 - `--ignore-sigterm`: ignore SIGTERM and the closing of stdin, like a server stuck in a
   blocking call; only SIGKILL ends it.
 - `--freeze-listing`: block the event loop on `tools/list`, so nothing else is answered.
+- `--slow-start SECONDS`: wait that long before serving, like a server slow to start.
 - `--transport http --legacy`: refuse the 2026 protocol era, like servers built on older
   SDKs, so clients use the initialize handshake and a stateful session that they end with
   an HTTP DELETE (which `freeze_server` leaves unanswered).
@@ -110,9 +111,11 @@ def main() -> None:
     parser.add_argument("--ignore-sigterm", action="store_true")
     parser.add_argument("--legacy", action="store_true")
     parser.add_argument("--freeze-listing", action="store_true")
+    parser.add_argument("--slow-start", type=float, default=0.0)
     args = parser.parse_args()
     if args.pid_file:
         Path(args.pid_file).write_text(str(os.getpid()), encoding="utf-8")
+    time.sleep(args.slow_start)
     if args.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if args.silent:

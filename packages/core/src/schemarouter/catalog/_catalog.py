@@ -21,7 +21,19 @@ from ._schema_checks import MAX_SCHEMA_DEPTH, dangling_ref, nesting_depth, too_e
 if TYPE_CHECKING:
     from mcp.types import Tool as McpTool
 
-__all__ = ["Catalog", "CatalogLimits", "CutReason", "ListingCut", "SkipReason", "SkippedTool", "ToolSpec"]
+__all__ = [
+    "Catalog",
+    "CatalogLimits",
+    "CutReason",
+    "ListingCut",
+    "SkipReason",
+    "SkippedTool",
+    "ToolSpec",
+    "name_too_long",
+    "over_tool_limit",
+    "schema_too_large",
+    "text_too_large",
+]
 
 SkipReason = Literal[
     "empty_name",
@@ -215,11 +227,8 @@ def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipRea
         return "invalid_schema", too_deep
     except (TypeError, ValueError) as exc:
         return "invalid_schema", f"{what} is not serialisable as JSON: {exc}"
-    if len(serialised) > limits.max_schema_bytes:
-        return (
-            "schema_too_large",
-            f"{what} is {len(serialised)} bytes, over the limit of {limits.max_schema_bytes}",
-        )
+    if (too_large := schema_too_large(len(serialised), what, limits)) is not None:
+        return too_large
     schema = cast("Mapping[str, Any]", value)
     try:
         # the common case, judged by a plain walk; anything it cannot vouch for meets the full check
@@ -245,7 +254,27 @@ def _check_schema(value: Any, what: str, limits: CatalogLimits) -> tuple[SkipRea
     return None
 
 
-def _text_too_large(text: str | None, what: str, limits: CatalogLimits) -> str | None:
+def schema_too_large(size: int, what: str, limits: CatalogLimits) -> tuple[SkipReason, str] | None:
+    """The `schema_too_large` skip of a schema of `size` bytes (canonical JSON), or None."""
+    if size <= limits.max_schema_bytes:
+        return None
+    return "schema_too_large", f"{what} is {size} bytes, over the limit of {limits.max_schema_bytes}"
+
+
+def name_too_long(source: str, name: str, limits: CatalogLimits) -> SkippedTool | None:
+    """The `name_too_long` skip of a tool named `name`, or None."""
+    if len(name) <= limits.max_name_chars:
+        return None
+    detail = f"name has {len(name)} characters, over the limit of {limits.max_name_chars} (CatalogLimits.max_name_chars)"
+    return SkippedTool(source, name[: limits.max_name_chars] + "...", "name_too_long", detail)
+
+
+def over_tool_limit(source: str, name: str, limits: CatalogLimits) -> SkippedTool:
+    """The `tool_limit` skip of a tool read once its source has `limits.max_tools` tools."""
+    return SkippedTool(source, name, "tool_limit", f"over the limit of {limits.max_tools} tools")
+
+
+def text_too_large(text: str | None, what: str, limits: CatalogLimits) -> str | None:
     """The detail of a `description_too_large` skip when `text` is over
     `limits.max_description_bytes` UTF-8 bytes, else None. A text of at most a quarter of the
     limit in characters is within it whatever they are, and is not encoded to be measured."""
@@ -268,14 +297,13 @@ def _validate(
         return SkippedTool(source, str(spec.name or ""), "empty_name", "tool has no name")
     if ROUTE_SEPARATOR in name:
         return SkippedTool(source, name, "invalid_schema", f"tool name contains {ROUTE_SEPARATOR!r}")
-    if check_schemas and len(name) > limits.max_name_chars:
-        detail = f"name has {len(name)} characters, over the limit of {limits.max_name_chars} (CatalogLimits.max_name_chars)"
-        return SkippedTool(source, name[: limits.max_name_chars] + "...", "name_too_long", detail)
+    if check_schemas and (too_long := name_too_long(source, name, limits)) is not None:
+        return too_long
     if spec.description is not None and not isinstance(spec.description, str):
         return SkippedTool(source, name, "invalid_description", "description is not a string")
     title = spec.title if isinstance(spec.title, str) else None
     if check_schemas:
-        too_large = _text_too_large(spec.description, "description", limits) or _text_too_large(
+        too_large = text_too_large(spec.description, "description", limits) or text_too_large(
             title, "title", limits
         )
         if too_large is not None:
@@ -361,9 +389,8 @@ class Catalog:
                     " (tool definitions as dicts load with Catalog.from_definitions)"
                 )
             if len(caps) >= limits.max_tools:
-                name = spec.name if isinstance(spec.name, str) else ""
                 skipped.append(
-                    SkippedTool(source, name, "tool_limit", f"over the limit of {limits.max_tools} tools")
+                    over_tool_limit(source, spec.name if isinstance(spec.name, str) else "", limits)
                 )
                 continue
             try:

@@ -158,7 +158,15 @@ class McpSource:
     """Often holds credentials (`Authorization`): left out of `repr`, like `env`."""
     timeout: float = _DEFAULT_TIMEOUT
     """Seconds for discovery as a whole (starting or reaching the server, initialising, and
-    every page of its listing), and for connecting plus one request of a call."""
+    every page of its listing), and for connecting plus one request of a call; with
+    `connect_timeout` set, for what follows the connection alone (the listing; a call's answer)."""
+    connect_timeout: float | None = None
+    """Seconds to start or reach the server and initialise its session, when that should be
+    bounded apart from `timeout` (a server slow to start, whose answers must come quickly);
+    None: connecting shares `timeout`."""
+    close_grace: float = CLOSE_GRACE
+    """Seconds a session may take to close once its work is done or has failed (over HTTP,
+    the DELETE that ends it, which a hung server never answers)."""
     _label: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -168,8 +176,13 @@ class McpSource:
             parts = urlsplit(self.url or "")
             if parts.scheme not in ("http", "https") or not parts.netloc:
                 raise UserError(f"not an http(s) URL: {self.url!r}")
-        if self.timeout <= 0:
-            raise UserError("timeout must be positive")
+        for what, seconds in (
+            ("timeout", self.timeout),
+            ("connect_timeout", self.connect_timeout),
+            ("close_grace", self.close_grace),
+        ):
+            if seconds is not None and not seconds > 0:  # NaN fails too
+                raise UserError(f"{what} must be positive")
         label = self.url if self.transport == "http" else " ".join([self.command or "", *self.args])
         object.__setattr__(self, "_label", f"MCP server {self.name!r} ({label})")
 
@@ -183,10 +196,13 @@ class McpSource:
         cwd: str | None = None,
         name: str | None = None,
         timeout: float = _DEFAULT_TIMEOUT,
+        connect_timeout: float | None = None,
+        close_grace: float = CLOSE_GRACE,
     ) -> McpSource:
         """A server started as `command args...`, in `cwd`. `env` adds variables to the SDK's safe
         default environment (see the class docstring; None: that default alone). `name`
-        defaults to what the command runs (see the class docstring)."""
+        defaults to what the command runs (see the class docstring). The seconds: see the
+        fields `timeout`, `connect_timeout` and `close_grace`."""
         return cls(
             name=name or stdio_source_name(command, args),
             transport="stdio",
@@ -195,6 +211,8 @@ class McpSource:
             env=dict(env) if env is not None else None,
             cwd=cwd,
             timeout=timeout,
+            connect_timeout=connect_timeout,
+            close_grace=close_grace,
         )
 
     @classmethod
@@ -205,10 +223,13 @@ class McpSource:
         name: str | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = _DEFAULT_TIMEOUT,
+        connect_timeout: float | None = None,
+        close_grace: float = CLOSE_GRACE,
     ) -> McpSource:
         """The server at `url` (streamable HTTP), with `headers` on every request. `name`
         defaults to the URL's host name. A URL that is not an http(s) URL with a host, or that
-        cannot be parsed (`http://[::1`), is a `UserError`."""
+        cannot be parsed (`http://[::1`), is a `UserError`. The seconds: see the fields
+        `timeout`, `connect_timeout` and `close_grace`."""
         check_url(url)
         return cls(
             name=name or http_source_name(url),
@@ -216,12 +237,18 @@ class McpSource:
             url=url,
             headers=dict(headers) if headers else None,
             timeout=timeout,
+            connect_timeout=connect_timeout,
+            close_grace=close_grace,
         )
 
     @property
     def label(self) -> str:
         """How errors name this server."""
         return self._label
+
+    @property
+    def _connect_seconds(self) -> float:
+        return self.timeout if self.connect_timeout is None else self.connect_timeout
 
     def _client(self) -> tuple[Client, SessionTap]:
         """A client over this server's transport, tapped so that `tools/list` can be read tool
@@ -268,10 +295,10 @@ class McpSource:
     @asynccontextmanager
     async def connect(self, *, deadline: float | None = None) -> AsyncGenerator[Client]:
         """An open MCP client; connecting is bounded by `deadline` (on anyio's clock; default:
-        `timeout` from now) and failures raise `SourceError`.
+        `connect_timeout`, or else `timeout`, from now) and failures raise `SourceError`.
 
         Requests made through the client are bounded by the client's read timeout. Closing
-        is bounded too: an HTTP session gets `CLOSE_GRACE` seconds to end (a hung server
+        is bounded too: an HTTP session gets `close_grace` seconds to end (a hung server
         never answers the session's DELETE). A stdio server is stopped by the MCP SDK, which
         waits up to 2 s for it to exit after its stdin closes and 2 s more after SIGTERM
         before it kills the process group; that wait is shielded, so it cannot be shortened.
@@ -280,7 +307,7 @@ class McpSource:
         """
         client, tap = self._client()
         started = anyio.current_time()
-        scope = anyio.CancelScope(deadline=started + self.timeout if deadline is None else deadline)
+        scope = anyio.CancelScope(deadline=started + self._connect_seconds if deadline is None else deadline)
         connected = False
         failure: BaseException | None = None
         logger.info("%s: %s", self.label, "starting" if self.transport == "stdio" else "connecting")
@@ -296,7 +323,7 @@ class McpSource:
                         failure = exc
                         raise
                     finally:
-                        scope.deadline = anyio.current_time() + CLOSE_GRACE
+                        scope.deadline = anyio.current_time() + self.close_grace
         except Exception as exc:
             _raise(self._explain(exc, tap, connected), exc)
         if failure is not None:
@@ -306,7 +333,9 @@ class McpSource:
                 raise failure
             _raise(self._explain(failure, tap, connected), failure)
         if scope.cancelled_caught and not connected:
-            timeout = ServerTimeoutError(self.label, f"no answer within {self.timeout:g} s while connecting")
+            timeout = ServerTimeoutError(
+                self.label, f"no answer within {self._connect_seconds:g} s while connecting"
+            )
             _raise(self._explain(timeout, tap, connected), None)
         note = tap.stray_note()
         if note is not None:
@@ -377,12 +406,14 @@ class McpSource:
         return self._catalog_of(await self._listing(client, limits, deadline), limits)
 
     async def load(self, limits: CatalogLimits | None = None) -> Catalog:
-        """Connect, list tools, disconnect (see `read_catalog`), all within `timeout` seconds.
+        """Connect, list tools, disconnect (see `read_catalog`), all within `timeout` seconds
+        (with `connect_timeout` set: connecting within it, then listing within `timeout`).
         Bad tools are skipped and reported, and so is a listing cut short by `limits`."""
         limits = limits or CatalogLimits()
-        deadline = anyio.current_time() + self.timeout
+        shared = self.connect_timeout is None
+        deadline = anyio.current_time() + self._connect_seconds
         async with self.connect(deadline=deadline) as client:
-            listing = await self._listing(client, limits, deadline)
+            listing = await self._listing(client, limits, deadline if shared else None)
         return self._catalog_of(listing, limits)
 
 

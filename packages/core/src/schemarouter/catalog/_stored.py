@@ -6,7 +6,9 @@ version from them all, and refuses (`SnapshotError`) anything that differs from 
 stored: a contract edited without its fingerprint, a fingerprint edited without its contract, a
 tool added or removed. The schemas are not checked against the metaschema again: a stored
 contract is one a catalog of this library version accepted (the snapshot records the version,
-and loading refuses another), and its fingerprint proves it is that contract.
+and loading refuses another), and its fingerprint proves it is that contract. The size limits
+(`CatalogLimits`) are another matter: they are the loading process's own, and `within_limits`
+applies them to a catalog read back as a listing applies them.
 """
 
 from __future__ import annotations
@@ -15,10 +17,22 @@ from collections.abc import Mapping
 from typing import Any, cast, get_args
 
 from ..errors import SnapshotError
-from ._capability import Capability
-from ._catalog import Catalog, CutReason, ListingCut, SkippedTool, SkipReason
+from ._canonical import canonical_bytes
+from ._capability import ROUTE_SEPARATOR, Capability
+from ._catalog import (
+    Catalog,
+    CatalogLimits,
+    CutReason,
+    ListingCut,
+    SkippedTool,
+    SkipReason,
+    name_too_long,
+    over_tool_limit,
+    schema_too_large,
+    text_too_large,
+)
 
-__all__ = ["catalog_from_record", "catalog_record"]
+__all__ = ["catalog_from_record", "catalog_record", "within_limits"]
 
 
 def catalog_record(catalog: Catalog) -> dict[str, Any]:
@@ -76,6 +90,8 @@ def catalog_from_record(record: object) -> Catalog:
     ):
         if not (isinstance(source, str) and isinstance(name, str) and isinstance(description, str)):
             raise _fail("holds a tool whose source, name or description is not a string")
+        if not (source and name.strip()) or ROUTE_SEPARATOR in source or ROUTE_SEPARATOR in name:
+            raise _fail(f"holds a tool whose source or name no catalog accepts: {source!r}, {name!r}")
         if title is not None and not isinstance(title, str):
             raise _fail(f"holds tool {name!r} with a title that is not a string")
         schema = _optional_mapping(input_schema, "input schema")
@@ -125,3 +141,51 @@ def catalog_from_record(record: object) -> Catalog:
             f"has version {catalog.version[:12]} from its tools, not the {str(data.get('version'))[:12]} it states"
         )
     return catalog
+
+
+def _over_limits(cap: Capability, limits: CatalogLimits) -> SkippedTool | None:
+    """Why a listing under `limits` would skip the accepted tool `cap` for a size limit (its
+    name, description or title, input or output schema), checked in the listing's order; None
+    when it is within them all."""
+    too_long = name_too_long(cap.source, cap.name, limits)
+    if too_long is not None:
+        return too_long
+    text = text_too_large(cap.description, "description", limits) or text_too_large(
+        cap.title, "title", limits
+    )
+    if text is not None:
+        return SkippedTool(cap.source, cap.name, "description_too_large", text)
+    # what a model is offered holds the input schema's canonical JSON: within the limit, so is it
+    if cap.schema_bytes > limits.max_schema_bytes:
+        problem = schema_too_large(len(canonical_bytes(cap.input_schema)), "input schema", limits)
+        if problem is not None:
+            return SkippedTool(cap.source, cap.name, *problem)
+    if cap.output_schema is not None:
+        problem = schema_too_large(len(canonical_bytes(cap.output_schema)), "output schema", limits)
+        if problem is not None:
+            return SkippedTool(cap.source, cap.name, *problem)
+    return None
+
+
+def within_limits(catalog: Catalog, limits: CatalogLimits) -> Catalog:
+    """`catalog` with each tool over `limits` skipped and reported as `Catalog.from_specs` skips
+    it while listing (`name_too_long`, `description_too_large`, `schema_too_large`, and
+    `tool_limit` past `limits.max_tools` tools of one source); `catalog` itself when every tool
+    is within them. For tools accepted once under other limits (a router snapshot's), checked
+    against the limits of the process that loads them."""
+    kept: list[Capability] = []
+    skipped: list[SkippedTool] = []
+    per_source: dict[str, int] = {}
+    for cap in catalog:
+        if per_source.get(cap.source, 0) >= limits.max_tools:
+            skipped.append(over_tool_limit(cap.source, cap.name, limits))
+            continue
+        over = _over_limits(cap, limits)
+        if over is not None:
+            skipped.append(over)
+            continue
+        per_source[cap.source] = per_source.get(cap.source, 0) + 1
+        kept.append(cap)
+    if not skipped:
+        return catalog
+    return Catalog(kept, (*catalog.skipped, *skipped), catalog.cut_short)

@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"schemarouter {__version__}")
     add_verbose_argument(parser, default=0)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # not `required`: without a command, `main` prints the help, which lists the commands
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _COMMANDS:
         module.register(subparsers)
     return parser
@@ -89,6 +90,9 @@ def _logs_on_stderr(command: str, verbose: int) -> Generator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # `schemarouter` alone: what it can do, as misuse (exit 2)
+        parser.print_help(sys.stderr)
+        return 2
     try:
         with _logs_on_stderr(args.command, args.verbose):
             outcome: Any = args.handler(args)

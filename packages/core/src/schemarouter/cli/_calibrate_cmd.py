@@ -24,6 +24,7 @@ from ._common import (
     encoder_name,
     load_router,
     mode_text,
+    require_tools,
     stdout,
 )
 
@@ -80,25 +81,30 @@ def load_labelled(path: Path) -> tuple[list[tuple[str, list[str]]], list[str]]:
 
 
 def _print(report: CalibrationReport, mode: str) -> None:
-    stdout.print(f"mode {mode}: the threshold holds for a router of this mode only", markup=False)
-    stdout.print(
-        f"threshold (min_score) = {report.threshold}  chosen on {report.tuning_supported} supported / "
-        f"{report.tuning_unsupported} unsupported queries for <= {report.target_over_rejection:.0%} over-rejection"
-    )
-    if not report.target_met:
-        stdout.print(
-            f"[yellow]target not reachable:[/] the no-route gate alone refuses "
-            f"{report.tuning_over_rejection:.1%} of the tuning half's supported queries, so no threshold "
-            "keeps over-rejection within the target; min_score 0 keeps the gate's own decision",
-            markup=True,
+    """The chosen threshold first, with what it does on the held-out half; then the mode it is
+    for, the trade-off curve, and how to use it."""
+    tuning = f"{report.tuning_supported} supported / {report.tuning_unsupported} unsupported queries"
+    if report.target_met:
+        chosen = (
+            f"the highest threshold that refuses at most {report.target_over_rejection:.0%} of the "
+            f"supported queries it was chosen on ({tuning})"
         )
+    else:
+        chosen = (
+            f"the no-route gate's own decision: the gate alone refuses "
+            f"{report.tuning_over_rejection:.1%} of the supported queries it was chosen on ({tuning}), "
+            f"over the {report.target_over_rejection:.0%} target, and a threshold can only refuse more"
+        )
+    stdout.print(f"min_score = {report.threshold}: {chosen}", soft_wrap=True)
     stdout.print(
         f"held-out ({report.heldout_supported} / {report.heldout_unsupported}): "
         f"over-rejection {report.over_rejection:.1%}, false acceptance {report.false_acceptance:.1%}, "
         f"recall@{report.k} {report.recall_at_k:.1%}  (gate alone: over-rejection "
-        f"{report.gate_only.over_rejection:.1%}, false acceptance {report.gate_only.false_acceptance:.1%})"
+        f"{report.gate_only.over_rejection:.1%}, false acceptance {report.gate_only.false_acceptance:.1%})",
+        soft_wrap=True,
     )
-    table = Table(title="held-out trade-off", title_justify="left")
+    stdout.print(f"mode {mode}: the threshold holds for a router of this mode only", markup=False)
+    table = Table(title="held-out trade-off (* the chosen threshold)", title_justify="left")
     for column in ("min_score", "over-rejection", "false acceptance", f"recall@{report.k}"):
         table.add_column(column, justify="right")
     for point in report.curve:
@@ -115,11 +121,20 @@ def _print(report: CalibrationReport, mode: str) -> None:
         f"use it: Visibility({built}, k={report.k}, "
         f"abstention=RetrievalAbstentionPolicy(min_score={report.threshold}))"
     )
+    if not report.target_met:
+        hint = (
+            "" if mode != "lexical" else "hybrid mode (--semantic) routes requests worded unlike the tools; "
+        )
+        stdout.print(
+            f"to refuse fewer supported queries: {hint}more labelled queries make every figure firmer",
+            soft_wrap=True,
+        )
 
 
 async def run(args: argparse.Namespace) -> int:
     supported, unsupported = load_labelled(Path(args.labelled))
     router = await load_router(args)
+    require_tools(router.catalog)
     report = calibrate(
         router,
         supported,

@@ -17,6 +17,7 @@ from ._common import (
     emit_json,
     keep_routes_whole,
     load_router,
+    print_skipped,
     printable,
     stdout,
 )
@@ -89,13 +90,7 @@ async def run(args: argparse.Namespace) -> int:
         )
     stdout.print(table)
     stdout.print("hints are as the source reports them (untrusted); bytes are compact JSON, not tokens")
-    for skip in catalog.skipped:
-        where = printable(f"{skip.source}:{skip.name or '(unnamed)'}")
-        stdout.print(
-            f"[yellow]skipped[/] {escape(where)} — {escape(printable(skip.reason))}: "
-            f"{escape(printable(skip.detail))}",
-            markup=True,
-        )
+    print_skipped(catalog.skipped)
     for cut in catalog.cut_short:  # the listing stopped at a limit: tools are missing
         stdout.print(
             f"[yellow]cut short[/] {escape(printable(cut.source))} — {escape(printable(cut.reason))}: "

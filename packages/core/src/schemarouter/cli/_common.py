@@ -11,26 +11,32 @@ import re
 import shlex
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .._router import SchemaRouter
-from ..catalog._catalog import Catalog
+from ..catalog._catalog import Catalog, SkippedTool
 from ..catalog._mcp import McpSource, check_url
 from ..errors import UserError
 from ..retrieval._hybrid import HybridRetriever
 
 __all__ = [
+    "SHOWN_SKIPS",
     "add_semantic_argument",
     "add_verbose_argument",
     "add_source_arguments",
     "emit_json",
     "count",
+    "human_size",
     "load_router",
+    "print_skipped",
     "printable",
+    "require_tools",
+    "skip_text",
     "stderr",
     "stdout",
 ]
@@ -248,6 +254,16 @@ async def load_router(args: argparse.Namespace) -> SchemaRouter:
     return router
 
 
+def human_size(size: int) -> str:
+    """`512 B`, `19.2 KiB`, `11.1 MiB`, `1.5 GiB`: a size in the unit that reads best."""
+    if size < 1024:
+        return f"{size} B"
+    for unit, scale in (("KiB", 2**10), ("MiB", 2**20)):
+        if round(size / scale, 1) < 1024:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size / 2**30:.1f} GiB"
+
+
 def count(number: int, noun: str) -> str:
     """`1 tool`, `2 tools`, `0 tools`."""
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
@@ -256,6 +272,42 @@ def count(number: int, noun: str) -> str:
 def _source_of(catalog: Catalog) -> str:
     sources = sorted({cap.source for cap in catalog} | {skip.source for skip in catalog.skipped})
     return ", ".join(sources) or "(no tools)"
+
+
+def skip_text(skip: SkippedTool) -> str:
+    """`source:name — reason: detail`, control characters escaped."""
+    return printable(f"{skip.source}:{skip.name or '(unnamed)'} — {skip.reason}: {skip.detail}")
+
+
+SHOWN_SKIPS = 10
+"""Skipped tools `route` lists before it refers to `schemarouter catalog` for the rest."""
+
+
+def print_skipped(skipped: Sequence[SkippedTool], limit: int | None = None) -> None:
+    """One line per skipped tool (`skipped source:name — reason: detail`); past `limit` lines,
+    one more saying how many were left out and where to see them."""
+    shown = skipped if limit is None else skipped[:limit]
+    for skip in shown:
+        stdout.print(f"[yellow]skipped[/] {escape(skip_text(skip))}", markup=True, soft_wrap=True)
+    if len(skipped) > len(shown):
+        stdout.print(f"... and {len(skipped) - len(shown)} more (`schemarouter catalog` lists them all)")
+
+
+def require_tools(catalog: Catalog) -> None:
+    """A `UserError` when `catalog` has no tool: nothing can be routed or calibrated over it. The
+    message says why each tool of the sources was skipped (at most `SHOWN_SKIPS`)."""
+    if len(catalog):
+        return
+    skipped = catalog.skipped
+    if not skipped:
+        raise UserError("the catalog is empty: the sources list no tool, so none can be routed")
+    lines = [f"  {skip_text(skip)}" for skip in skipped[:SHOWN_SKIPS]]
+    if len(skipped) > SHOWN_SKIPS:
+        lines.append(f"  ... and {len(skipped) - SHOWN_SKIPS} more (`schemarouter catalog` lists them all)")
+    raise UserError(
+        f"the catalog is empty: {count(len(skipped), 'tool')} skipped at load, none left to route:\n"
+        + "\n".join(lines)
+    )
 
 
 def keep_routes_whole(table: Table, routes: Iterable[str]) -> None:

@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import importlib.util
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, cast
@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .._router import SchemaRouter
 from ..demo_routing import ROUTING, load_router
 from ..errors import RuntimeFailure
 from ..evidence._report import EvidenceCase, EvidenceReport
@@ -62,14 +63,27 @@ BUNDLED_MODULES = {
 conformance package, which registers all three: one counts as installed only with its adapter."""
 
 
-def installed_adapters() -> dict[str, Runner]:
-    found: dict[str, Runner] = {}
+def installed_adapters() -> dict[str, Callable[[], Runner]]:
+    """The installed adapters by entry-point name, each as the call that imports it and gives its
+    `run_validation`: importing an adapter imports its framework, which takes seconds, so the
+    demo does it as a step it announces and times."""
+    found: dict[str, Callable[[], Runner]] = {}
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         module = BUNDLED_MODULES.get(ep.name)
         if module is not None and importlib.util.find_spec(module) is None:
             continue
-        found[ep.name] = cast(Runner, ep.load())
+        found[ep.name] = lambda ep=ep: cast(Runner, ep.load())
     return found
+
+
+def _step(name: str, doing: str) -> None:
+    """Say what the demo starts now, on its own line (stderr flushes each line, so a log file or
+    a pipe shows it as it happens)."""
+    stderr.print(f"{escape(name)}: {doing} ...", markup=True)
+
+
+def _done(name: str, seconds: float, parts: str = "") -> None:
+    stderr.print(f"[green]done[/] {escape(name)} in {seconds:.1f} s{parts}", markup=True)
 
 
 def in_allow_set_order(case: EvidenceCase) -> tuple[str, ...]:
@@ -179,37 +193,50 @@ def _healthy(report: EvidenceReport) -> bool:
 
 
 async def run_all(
-    config: RoutingConfig, artifacts: Path, only: list[str] | None
+    config: RoutingConfig,
+    artifacts: Path,
+    only: list[str] | None,
+    adapters: Mapping[str, Callable[[], Runner]] | None = None,
 ) -> dict[str, EvidenceReport]:
-    adapters = installed_adapters()
+    """Each adapter's validation run, in name order, announced and timed as it goes: the time
+    reported for an adapter covers importing it (and its framework) and its run. `adapters`
+    defaults to the installed ones (`installed_adapters`)."""
+    found = dict(adapters) if adapters is not None else installed_adapters()
     if only:
-        missing = sorted(set(only) - set(adapters))
+        missing = sorted(set(only) - set(found))
         if missing:
             raise RuntimeFailure(
-                f"adapters not installed: {', '.join(missing)} (installed: {', '.join(adapters) or 'none'})"
+                f"adapters not installed: {', '.join(missing)} (installed: {', '.join(found) or 'none'})"
             )
-        adapters = {name: adapters[name] for name in only}
-    if not adapters:
+        found = {name: found[name] for name in only}
+    if not found:
         raise RuntimeFailure(
             f"no adapter installed; for example, {install_hint(BUNDLED_ADAPTERS['langchain'])}"
         )
     if not only:
         for name, folder in BUNDLED_ADAPTERS.items():
-            if name not in adapters:
+            if name not in found:
                 stderr.print(
                     f"[yellow]skipped[/] {escape(name)}: not installed ({escape(install_hint(folder))})",
                     markup=True,
                 )
     reports: dict[str, EvidenceReport] = {}
-    for name, runner in adapters.items():
+    for name, load in found.items():
         started = time.perf_counter()
-        with stderr.status(f"{escape(name)}: fixture MCP server, routing, offline model turns ..."):
-            reports[name] = await runner(config, artifacts_dir=artifacts)
-        stderr.print(f"[green]done[/] {escape(name)} in {time.perf_counter() - started:.1f} s", markup=True)
+        _step(name, "importing the adapter and its framework")
+        runner = load()
+        imported = time.perf_counter()
+        _step(name, "fixture MCP server, routing, offline model turns")
+        reports[name] = await runner(config, artifacts_dir=artifacts)
+        finished = time.perf_counter()
+        _done(
+            name, finished - started, f" (import {imported - started:.1f} s, run {finished - imported:.1f} s)"
+        )
     return reports
 
 
 def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     artifacts = Path(args.artifacts)
     stderr.print(
         f"routing config (schemarouter.demo_routing): k={ROUTING.k}, blocked={list(ROUTING.blocked)}, "
@@ -232,14 +259,19 @@ def run(args: argparse.Namespace) -> int:
     if problems or unhealthy:
         return 1
     if not args.json:
+        talked = time.perf_counter()
+        _step("conversation", "the same routing in a conversation over the fixture MCP server")
         asyncio.run(show_conversation())
+        _done("conversation", time.perf_counter() - talked)
     stderr.print(closing_line(reports, artifacts))
+    stderr.print(f"the steps above took {time.perf_counter() - started:.1f} s")
     return 0
 
 
-async def show_conversation(console: Console = stdout) -> None:
-    """The same routing configuration in a conversation (`RoutingSession`), over the fixture server."""
-    router = await load_router()
+async def show_conversation(console: Console = stdout, router: SchemaRouter | None = None) -> None:
+    """The same routing configuration in a conversation (`RoutingSession`), over the fixture
+    server (`router`: one already listed from it; by default the fixture server is listed)."""
+    router = router if router is not None else await load_router()
     steps = converse(ROUTING.visibility(router))
     console.print()
     render_conversation(steps, router.catalog.total_schema_bytes(), console, MAX_WIDTH)

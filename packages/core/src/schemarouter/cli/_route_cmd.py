@@ -16,15 +16,19 @@ from ..retrieval._results import Candidate, Retrieval
 from ..visibility._allow_set import AllowSet
 from ..visibility._visibility import Visibility
 from ._common import (
+    SHOWN_SKIPS,
     add_semantic_argument,
     add_source_arguments,
     add_verbose_argument,
+    count,
     emit_json,
     encoder_name,
     keep_routes_whole,
     load_router,
     mode_text,
+    print_skipped,
     printable,
+    require_tools,
     stdout,
 )
 
@@ -111,6 +115,7 @@ def _evidence_text(cand: Candidate | None) -> str:
 
 async def run(args: argparse.Namespace) -> int:
     router = await load_router(args)
+    require_tools(router.catalog)
     policy = RetrievalAbstentionPolicy(min_score=args.min_score) if args.min_score is not None else None
     visibility = Visibility(router, k=args.k, abstention=policy, blocked=args.block, allowed=args.allow)
     allow = visibility.allow_set(args.query)
@@ -173,7 +178,7 @@ async def run(args: argparse.Namespace) -> int:
     if allow.decisions:
         stdout.print(table)
     stdout.print(
-        f"outcome {allow.outcome}: {len(allow.names)} offered of {len(router.catalog)} tools (k={args.k}); "
+        f"outcome {allow.outcome}: {len(allow.names)} offered of {count(len(router.catalog), 'tool')} (k={args.k}); "
         f"{retrieval.matched} {'competed' if isinstance(retriever, HybridRetriever) else 'matched a query word'}; "
         f"catalog {allow.catalog_version[:12]}; "
         f"mode {mode_text(router)}"
@@ -184,8 +189,6 @@ async def run(args: argparse.Namespace) -> int:
             "(the model cannot tell them apart by name; execution refuses to pick one unless the route is named)",
             markup=True,
         )
-    if not len(router.catalog):
-        stdout.print("[yellow]the catalog is empty: no tool can be routed[/]", markup=True)
     if unweighed:
         stdout.print(
             f"[yellow]{len(unweighed)} words after the request's first 64 were not weighed[/] "
@@ -199,10 +202,8 @@ async def run(args: argparse.Namespace) -> int:
             markup=True,
         )
     if router.catalog.skipped:
-        stdout.print(
-            f"[yellow]{len(router.catalog.skipped)} tools skipped at load[/] (`schemarouter catalog` says why)",
-            markup=True,
-        )
+        stdout.print(f"[yellow]{count(len(router.catalog.skipped), 'tool')} skipped at load:[/]", markup=True)
+        print_skipped(router.catalog.skipped, SHOWN_SKIPS)
     return 0
 
 

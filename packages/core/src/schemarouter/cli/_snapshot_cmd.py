@@ -4,10 +4,12 @@ starts from it (`check`)."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from ..snapshot._file import writable_target
 from ..snapshot._router_snapshot import SnapshotInfo, check_snapshot, save_snapshot
 from ._common import (
     add_semantic_argument,
@@ -15,7 +17,9 @@ from ._common import (
     add_verbose_argument,
     count,
     emit_json,
+    human_size,
     load_router,
+    print_skipped,
     printable,
     stdout,
 )
@@ -25,7 +29,7 @@ __all__ = ["EXAMPLE", "register"]
 EXAMPLE = (
     "examples (the fixture server that ships with schemarouter-conformance):\n"
     '  schemarouter snapshot build --stdio "python -m schemarouter_conformance.fixture_server" '
-    "--out tools.snapshot\n"
+    "--name fixture --out tools.snapshot\n"
     "  schemarouter snapshot check tools.snapshot"
 )
 
@@ -50,11 +54,13 @@ def _print(info: SnapshotInfo, verb: str, seconds: float) -> None:
     stdout.print(
         f"{verb} {printable(info.path)} in {seconds:.2f} s: {count(info.tools, 'tool')} "
         f"({info.skipped} skipped), catalog {info.catalog_version[:12]}, {mode}, "
-        f"{info.size_bytes / 2**20:.1f} MiB, {printable(info.library)}"
+        f"{human_size(info.size_bytes)}, {printable(info.library)}",
+        soft_wrap=True,  # one line, whatever the width: scripts read it
     )
 
 
 async def run_build(args: argparse.Namespace) -> int:
+    writable_target(args.out)  # before any server is started or listed
     started = time.perf_counter()
     router = await load_router(args)
     info = save_snapshot(router, args.out)
@@ -68,12 +74,14 @@ async def run_build(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    info = check_snapshot(args.path)  # every check a worker's load makes: seal, fingerprints, versions
+    # every check a worker's load makes: seal, header, fingerprints, versions, catalog limits
+    info, catalog = check_snapshot(args.path)
     seconds = time.perf_counter() - started
     if args.json:
         emit_json(_info_json(info, seconds))
     else:
         _print(info, "loaded", seconds)
+        print_skipped(catalog.skipped)
     return 0
 
 
@@ -88,7 +96,13 @@ def register(subparsers: Any) -> None:
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+
+    def without_action(_args: argparse.Namespace) -> int:  # `schemarouter snapshot` alone
+        parser.print_help(sys.stderr)
+        return 2
+
+    parser.set_defaults(handler=without_action)
     build = actions.add_parser(
         "build",
         help="list the sources, build the router and write the snapshot",

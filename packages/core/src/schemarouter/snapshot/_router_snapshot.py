@@ -6,12 +6,15 @@ hybrid mode, the tool vectors with the encoder's name. It holds no execution sou
 policy: a process loading it names its own sources (the same MCP servers, to call tools) and
 its own `ExecutionPolicy` and `HybridPolicy`.
 
-Loading verifies before it builds anything (see `_file` for the seal): every tool's fingerprint
-is recomputed from its contract, the catalog version from them all, and the library that wrote
-the snapshot must be this one (same version and the same code for the parts that shape what a
-snapshot holds), and the encoder that made the tool vectors the one given. A mismatch raises
-`SnapshotError`; with `rebuild=True`, a snapshot from another library or encoder version is
-instead rebuilt in memory from its contracts, checked as a fresh catalog is.
+Loading verifies before it builds anything (`_file`: the seal, the layout, JSON nesting;
+`_header`: every field of the header; `_arrays`: the index arrays and tool vectors): every
+tool's fingerprint is recomputed from its contract, the catalog version from them all, and the
+library that wrote the snapshot must be this one (same version and the same code for the parts
+that shape what a snapshot holds), and the encoder that made the tool vectors the one given. A
+mismatch raises `SnapshotError`; with `rebuild=True`, a snapshot from another library or
+encoder version is instead rebuilt in memory from its contracts, checked as a fresh catalog is.
+The loading process's `CatalogLimits` apply to the snapshot's tools as a listing applies them:
+a tool over one is skipped and reported, and the index is built for the tools kept.
 
 A snapshot's catalog is as old as its listing: `SchemaRouter.catalog_age` counts from the time
 the sources were listed, not from the load, so the execution boundary lists a tool again before
@@ -25,27 +28,26 @@ import gc
 import hashlib
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
-from typing import Any, cast
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import Any
 
 from .._router import SchemaRouter
 from ..catalog._callables import CallableSource
-from ..catalog._catalog import Catalog, ToolSpec
+from ..catalog._catalog import Catalog, CatalogLimits, ToolSpec
 from ..catalog._mcp import McpSource
-from ..catalog._stored import catalog_from_record, catalog_record
+from ..catalog._stored import catalog_from_record, catalog_record, within_limits
 from ..errors import SnapshotError, UserError
 from ..execution._policy import ExecutionPolicy
 from ..retrieval._gate import LexicalGate
 from ..retrieval._hybrid import HybridPolicy, HybridRetriever
-from ..retrieval._index import IndexSettings, LexicalIndex
-from ..retrieval._index_store import WORD_LISTS, IndexArrays, settings_record
+from ..retrieval._index import LexicalIndex
+from ..retrieval._index_store import settings_record
 from ..retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
+from ._arrays import index_arrays, tool_vectors
 from ._file import read_sections, write_sections
+from ._header import EncoderRecord, Header, read_header
 
 __all__ = ["SnapshotInfo", "check_snapshot", "load_snapshot", "read_snapshot_info", "save_snapshot"]
 
@@ -148,106 +150,39 @@ def save_snapshot(router: SchemaRouter, path: str | Path) -> SnapshotInfo:
     if semantic is not None:
         sections["vectors"] = semantic.vectors
     size = write_sections(path, meta, sections)
-    return _info(str(path), size, meta)
+    return _info(str(path), size, read_header(meta, Path(path)))
 
 
-def _info(path: str, size: int, meta: dict[str, Any]) -> SnapshotInfo:
-    encoder: object = meta.get("encoder")
+def _info(path: str, size: int, header: Header) -> SnapshotInfo:
     return SnapshotInfo(
         path=path,
         size_bytes=size,
-        library=str(meta.get("library")),
-        catalog_version=str(meta.get("catalog_version")),
-        tools=int(meta.get("tools", 0)),
-        skipped=int(meta.get("skipped", 0)),
-        mode=str(meta.get("mode")),
-        encoder=str(cast("dict[str, Any]", encoder).get("name")) if isinstance(encoder, dict) else None,
-        listed_at=_listed_at(meta),
+        library=header.library,
+        catalog_version=header.catalog_version,
+        tools=header.tools,
+        skipped=header.skipped,
+        mode=header.mode,
+        encoder=header.encoder.name if header.encoder is not None else None,
+        listed_at=header.listed_at,
     )
-
-
-def _listed_at(meta: dict[str, Any]) -> float:
-    """When the snapshot's catalog was listed; minus infinity when unknown (of any age)."""
-    value: object = meta.get("listed_at")
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else -math.inf
 
 
 def read_snapshot_info(path: str | Path) -> SnapshotInfo:
-    """The header of the snapshot at `path`, once its seal and format are checked."""
+    """The header of the snapshot at `path`, once its seal, format and header are checked."""
     meta, _ = read_sections(path)
-    return _info(str(path), Path(path).stat().st_size, meta)
+    return _info(str(path), Path(path).stat().st_size, read_header(meta, Path(path)))
 
 
-def _array(sections: dict[str, Any], name: str, dtype: str, path: Path) -> Any:
-    value: object = sections.get(name)
-    if not isinstance(value, np.ndarray) or cast("NDArray[Any]", value).dtype.str != dtype:
-        raise SnapshotError(f"{path} has no {name} section of type {dtype}")
-    return cast("NDArray[Any]", value)
-
-
-def _index_arrays(meta: dict[str, Any], sections: dict[str, Any], path: Path, tools: int) -> IndexArrays:
-    terms, words = sections.get("terms"), sections.get("words")
-    index_meta: object = meta.get("index")
-    if not (isinstance(terms, list) and isinstance(words, dict) and isinstance(index_meta, dict)):
-        raise SnapshotError(f"{path} has no lexical index")
-    word_lists = cast("dict[str, Any]", words)
-    if (
-        set(word_lists) != set(WORD_LISTS)
-        or not all(isinstance(w, list) and _strings(cast("list[object]", w)) for w in word_lists.values())
-        or not _strings(cast("list[object]", terms))
-    ):
-        raise SnapshotError(f"{path} has a malformed vocabulary")
-    term_list = cast("list[str]", terms)
-    arrays = IndexArrays(
-        terms=term_list,
-        idf=_array(sections, "idf", "<f8", path),
-        offsets=_array(sections, "offsets", "<i8", path),
-        docs=_array(sections, "docs", "<i4", path),
-        weights=_array(sections, "weights", "<f8", path),
-        fields=_array(sections, "fields", "|u1", path),
-        max_idf=float(cast("dict[str, Any]", index_meta).get("max_idf", 0.0)),
-        words=cast("dict[str, list[str]]", word_lists),
-    )
-    postings = len(arrays.docs)
-    consistent = (
-        len(arrays.offsets) == len(term_list) + 1
-        and len(arrays.idf) == len(term_list)
-        and len(arrays.weights) == postings
-        and len(arrays.fields) == postings
-        and (not term_list or (arrays.offsets[0] == 0 and arrays.offsets[-1] == postings))
-        and bool(np.all(np.diff(arrays.offsets) >= 0))
-    )
-    if not consistent or not _postings_fit(arrays, tools):
-        raise SnapshotError(f"{path} has a lexical index whose arrays do not fit together")
-    return arrays
-
-
-def _strings(values: list[object]) -> bool:
-    return all(type(value) is str for value in values)
-
-
-def _postings_fit(arrays: IndexArrays, tools: int) -> bool:
-    """Every posting names a tool of the catalog, each term's tools come in increasing order
-    (once each), and every weight and idf is a finite number: what ranking relies on."""
-    docs = arrays.docs
-    if docs.size == 0:
-        return True
-    if int(docs.min()) < 0 or int(docs.max()) >= tools:
-        return False
-    rising = np.diff(docs) > 0
-    starts = arrays.offsets[1:-1]
-    rising[starts[(starts > 0) & (starts < docs.size)] - 1] = True  # where a new term starts
-    return bool(rising.all() and np.isfinite(arrays.weights).all() and np.isfinite(arrays.idf).all())
-
-
-def _default_encoder(record: dict[str, Any], path: Path) -> TextEncoder:
-    config: object = record.get("wordllama")
-    if not isinstance(config, str):
+def _default_encoder(record: EncoderRecord, path: Path) -> TextEncoder:
+    if record.wordllama is None:
         raise SnapshotError(
-            f"{path} was built in hybrid mode with encoder {record.get('name')!r}: pass that encoder "
+            f"{path} was built in hybrid mode with encoder {record.name!r}: pass that encoder "
             "to load_snapshot(..., encoder=...)"
         )
-    return WordLlamaEncoder(config, int(record.get("dim", 0))).load()
+    try:
+        return WordLlamaEncoder(record.wordllama, record.dim).load()
+    except (UserError, ValueError, KeyError, AttributeError, OSError) as exc:  # what wordllama raises
+        raise SnapshotError(f"{path} needs encoder {record.name!r}, which cannot be loaded: {exc}") from None
 
 
 def load_snapshot(
@@ -258,6 +193,7 @@ def load_snapshot(
     encoder: TextEncoder | None = None,
     hybrid: HybridPolicy | None = None,
     rebuild: bool = False,
+    limits: CatalogLimits | None = None,
 ) -> SchemaRouter:
     """A router from the snapshot at `path` (see the module docstring for what is verified).
 
@@ -266,15 +202,23 @@ def load_snapshot(
     an encoder other than `WordLlamaEncoder` (which is loaded from its installed package); its
     `name` and `dim` must be those the snapshot records. `rebuild=True` rebuilds a snapshot of
     another library or encoder version from its contracts instead of raising `SnapshotError`.
+    `limits` (default `CatalogLimits()`) apply to the snapshot's tools as a listing applies
+    them: a tool over one is skipped and reported in `catalog.skipped`, and the index is then
+    built for the tools kept.
     """
-    return _load_paused(Path(path), list(sources), policy, encoder, hybrid, rebuild)[0]
+    return _load_paused(Path(path), list(sources), policy, encoder, hybrid, rebuild, limits)[0]
 
 
-def check_snapshot(path: str | Path) -> SnapshotInfo:
-    """What the snapshot at `path` holds (as `read_snapshot_info` gives it), once it loads as
-    `load_snapshot(path)` loads it, with every check that makes; the file is read once."""
-    _, meta = _load_paused(Path(path), [], None, None, None, False)
-    return _info(str(path), Path(path).stat().st_size, meta)
+def check_snapshot(path: str | Path, limits: CatalogLimits | None = None) -> tuple[SnapshotInfo, Catalog]:
+    """What the snapshot at `path` holds, once it loads as `load_snapshot(path, limits=limits)`
+    loads it, with every check that makes (the file is read once), and the catalog a worker
+    gets from it: its `SnapshotInfo` counts the tools kept and skipped, over `limits` included."""
+    router, header = _load_paused(Path(path), [], None, None, None, False, limits)
+    catalog = router.catalog
+    info = _info(str(path), Path(path).stat().st_size, header)
+    return replace(
+        info, tools=len(catalog), skipped=len(catalog.skipped), catalog_version=catalog.version
+    ), catalog
 
 
 def _load_paused(
@@ -284,7 +228,8 @@ def _load_paused(
     encoder: TextEncoder | None,
     hybrid: HybridPolicy | None,
     rebuild: bool,
-) -> tuple[SchemaRouter, dict[str, Any]]:
+    limits: CatalogLimits | None,
+) -> tuple[SchemaRouter, Header]:
     """`_load` with the cyclic garbage collector paused."""
     # Loading makes millions of small objects (the contracts' JSON) and frees none of them: the
     # cyclic garbage collector would walk them again and again for nothing (it took about 45 % of
@@ -292,10 +237,18 @@ def _load_paused(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _load(source_path, given, policy, encoder, hybrid, rebuild)
+        return _load(source_path, given, policy, encoder, hybrid, rebuild, limits or CatalogLimits())
     finally:
         if collecting:
             gc.enable()
+
+
+def _suggested_names(known: list[str]) -> str:
+    names = ", ".join(repr(name) for name in known) or "none"
+    return (
+        f"the snapshot's tools are of the sources {names}: give a source that name "
+        "(McpSource.stdio(..., name=...)), or build the snapshot with --name"
+    )
 
 
 def _load(
@@ -305,30 +258,39 @@ def _load(
     encoder: TextEncoder | None,
     hybrid: HybridPolicy | None,
     rebuild: bool,
-) -> tuple[SchemaRouter, dict[str, Any]]:
+    limits: CatalogLimits,
+) -> tuple[SchemaRouter, Header]:
     """The router the snapshot at `source_path` holds, and the snapshot's header."""
     meta, sections = read_sections(source_path)
-    catalog = catalog_from_record(sections.get("catalog"))
-    if meta.get("catalog_version") != catalog.version:
+    header = read_header(meta, source_path)
+    stored = catalog_from_record(sections.get("catalog"))
+    if header.catalog_version != stored.version:
+        raise SnapshotError(f"{source_path} states catalog version {header.catalog_version!r}, not its own")
+    if (header.tools, header.skipped) != (len(stored), len(stored.skipped)):
         raise SnapshotError(
-            f"{source_path} states catalog version {meta.get('catalog_version')!r}, not its own"
+            f"{source_path} states {header.tools} tools and {header.skipped} skipped, and holds "
+            f"{len(stored)} and {len(stored.skipped)}"
         )
-    known = set(catalog.sources) | {skip.source for skip in catalog.skipped}
+    known = sorted(set(stored.sources) | {skip.source for skip in stored.skipped})
     unknown = sorted(s.name for s in given if s.name not in known)
     if unknown:
-        raise UserError(f"sources {unknown} are not sources of the snapshot's catalog ({sorted(known)})")
-    record: object = meta.get("encoder")
-    encoder_record = cast("dict[str, Any]", record) if isinstance(record, dict) else None
+        raise UserError(
+            f"{', '.join(map(repr, unknown))} {'is not a source' if len(unknown) == 1 else 'are not sources'} "
+            f"of the snapshot {source_path}: {_suggested_names(known)}"
+        )
     problem = None
-    if meta.get("library") != library_build():
-        problem = f"was built by {meta.get('library')}, and this is {library_build()}"
+    if header.library != library_build():
+        problem = f"was built by {header.library}, and this is {library_build()}"
     semantic_encoder: TextEncoder | None = None
-    if encoder_record is not None:
-        semantic_encoder = encoder if encoder is not None else _default_encoder(encoder_record, source_path)
-        made_with = (encoder_record.get("name"), encoder_record.get("dim"))
-        if problem is None and (str(semantic_encoder.name), semantic_encoder.dim) != made_with:
+    if header.encoder is not None:
+        record = header.encoder
+        semantic_encoder = encoder if encoder is not None else _default_encoder(record, source_path)
+        if problem is None and (str(semantic_encoder.name), semantic_encoder.dim) != (
+            record.name,
+            record.dim,
+        ):
             problem = (
-                f"holds tool vectors of encoder {made_with[0]!r} (dim {made_with[1]}), not of "
+                f"holds tool vectors of encoder {record.name!r} (dim {record.dim}), not of "
                 f"{semantic_encoder.name!r} (dim {semantic_encoder.dim})"
             )
     if problem is not None:
@@ -337,20 +299,24 @@ def _load(
                 f"{source_path} {problem}: build the snapshot again (schemarouter snapshot build), "
                 "or load it with rebuild=True"
             )
-        router = _rebuilt(catalog, given, policy, semantic_encoder, hybrid)
+        router = _rebuilt(stored, given, policy, semantic_encoder, hybrid, limits)
     else:
-        router = _restored(catalog, meta, sections, source_path, given, policy, semantic_encoder, hybrid)
-    listed_at = _listed_at(meta)
+        catalog = within_limits(stored, limits)
+        if catalog is stored:
+            router = _restored(stored, header, sections, source_path, given, policy, semantic_encoder, hybrid)
+        else:  # tools over the limits were skipped: the index is built for those kept
+            router = _built(catalog, given, policy, semantic_encoder, hybrid)
     # A listing time ahead of this clock (another clock, or one set back) cannot be trusted to
     # make the catalog young: it then counts as of any age, and every call lists again.
     now = router.policy.clock()
+    listed_at = header.listed_at
     router._catalog_loaded_at = listed_at if listed_at <= now else -math.inf  # pyright: ignore[reportPrivateUsage]
-    return router, meta
+    return router, header
 
 
 def _restored(
     catalog: Catalog,
-    meta: dict[str, Any],
+    header: Header,
     sections: dict[str, Any],
     source_path: Path,
     sources: list[McpSource | CallableSource],
@@ -359,27 +325,33 @@ def _restored(
     hybrid: HybridPolicy | None,
 ) -> SchemaRouter:
     """The router the snapshot holds: its index and tool vectors as saved."""
+    arrays = index_arrays(sections, header.max_idf, source_path, len(catalog))
+    vectors = tool_vectors(sections, source_path) if semantic_encoder is not None else None
     router = SchemaRouter(catalog, sources=sources, policy=policy, semantic=semantic_encoder, hybrid=hybrid)
-    settings_data: object = cast("dict[str, Any]", meta.get("index") or {}).get("settings")
-    try:
-        settings = IndexSettings(**cast("dict[str, Any]", settings_data))
-    except TypeError:
-        raise SnapshotError(f"{source_path} has index settings this version does not know") from None
-    index = LexicalIndex.from_arrays(
-        catalog, _index_arrays(meta, sections, source_path, len(catalog)), settings
-    )
+    index = LexicalIndex.from_arrays(catalog, arrays, header.settings)
     gate = LexicalGate(index)
     router._index = index  # pyright: ignore[reportPrivateUsage]
     router._gate = gate  # pyright: ignore[reportPrivateUsage]
-    if semantic_encoder is not None:
-        vectors = _array(sections, "vectors", "<f4", source_path)
-        if not bool(np.isfinite(vectors).all()):
-            raise SnapshotError(f"{source_path} holds tool vectors that are not finite numbers")
+    if semantic_encoder is not None and vectors is not None:
         try:
             semantic = SemanticIndex.from_vectors(catalog, semantic_encoder, vectors)
         except UserError as exc:
             raise SnapshotError(f"{source_path}: {exc}") from None
         router._hybrid = HybridRetriever(gate, semantic, hybrid)  # pyright: ignore[reportPrivateUsage]
+    return router
+
+
+def _built(
+    catalog: Catalog,
+    sources: list[McpSource | CallableSource],
+    policy: ExecutionPolicy | None,
+    encoder: TextEncoder | None,
+    hybrid: HybridPolicy | None,
+) -> SchemaRouter:
+    """A router of `catalog` whose index (and tool vectors) are built afresh."""
+    router = SchemaRouter(catalog, sources=sources, policy=policy)
+    if encoder is not None:
+        router = router.with_semantic(encoder, hybrid)
     return router
 
 
@@ -389,22 +361,21 @@ def _rebuilt(
     policy: ExecutionPolicy | None,
     encoder: TextEncoder | None,
     hybrid: HybridPolicy | None,
+    limits: CatalogLimits,
 ) -> SchemaRouter:
     """A router built afresh from a snapshot's contracts: every tool checked again as a catalog
-    of this version checks it (a tool this version refuses is skipped), index and vectors rebuilt."""
+    of this version checks it under `limits` (a tool this version refuses is skipped), index and
+    vectors rebuilt."""
     by_source: dict[str, list[ToolSpec]] = {}
     for cap in stored:
         spec = ToolSpec(
             cap.name, cap.description, cap.input_schema, cap.title, cap.output_schema, cap.annotations
         )
         by_source.setdefault(cap.source, []).append(spec)
-    fresh = [Catalog.from_specs(source, specs) for source, specs in by_source.items()]
+    fresh = [Catalog.from_specs(source, specs, limits) for source, specs in by_source.items()]
     catalog = Catalog(
         (cap for part in fresh for cap in part),
         (*stored.skipped, *(skip for part in fresh for skip in part.skipped)),
         stored.cut_short,
     )
-    router = SchemaRouter(catalog, sources=sources, policy=policy)
-    if encoder is not None:
-        router = router.with_semantic(encoder, hybrid)
-    return router
+    return _built(catalog, sources, policy, encoder, hybrid)
