@@ -31,6 +31,7 @@ from ..errors import (
     SourceError,
     UserError,
 )
+from ..telemetry._catalog_loads import catalog_span, loaded
 from ._catalog import Catalog, CatalogLimits, ToolSpec
 from ._mcp_names import http_source_name, stdio_source_name
 
@@ -380,10 +381,11 @@ class McpSource:
         """Connect, list tools, disconnect (see `read_catalog`), all within `timeout` seconds.
         Bad tools are skipped and reported, and so is a listing cut short by `limits`."""
         limits = limits or CatalogLimits()
-        deadline = anyio.current_time() + self.timeout
-        async with self.connect(deadline=deadline) as client:
-            listing = await self._listing(client, limits, deadline)
-        return self._catalog_of(listing, limits)
+        with catalog_span(self.name, "mcp") as span:
+            deadline = anyio.current_time() + self.timeout
+            async with self.connect(deadline=deadline) as client:
+                listing = await self._listing(client, limits, deadline)
+            return loaded(span, self._catalog_of(listing, limits))
 
 
 def _log_initialised(label: str, client: Client, seconds: float) -> None:

@@ -1,0 +1,184 @@
+"""One SchemaRouter span: an OpenTelemetry span when an SDK records, plus any span hooks.
+
+`traced(name)` is opened around each decision. When no tracer or meter provider is configured
+and no hook is registered, it gives one shared do-nothing span, so the hot path pays for two
+provider look-ups and nothing else; attribute values are worked out only while `recording`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Protocol, runtime_checkable
+
+from opentelemetry import context, metrics, trace
+from opentelemetry.trace import Span, Status, StatusCode, Tracer, TracerProvider
+
+from ..errors import UserError
+from ._settings import settings
+
+__all__ = ["AttributeValue", "SpanHook", "Traced", "add_span_hook", "remove_span_hook", "traced"]
+
+AttributeValue = str | bool | int | float | Sequence[str] | Sequence[bool] | Sequence[int] | Sequence[float]
+"""What an OpenTelemetry attribute may hold."""
+
+_INSTRUMENTATION = "schemarouter"
+
+
+@runtime_checkable
+class SpanHook(Protocol):
+    """Something else that wants each SchemaRouter span (a framework's own tracing).
+
+    `start(name)` is called as the span opens, in the caller's context, and returns a handle,
+    or None to skip this span; `end(handle, attributes, error)` is called as it closes, with the
+    span's final attributes (the same ones the OpenTelemetry span gets, content rules included)
+    and the exception that ended it, if any."""
+
+    def start(self, name: str) -> object | None: ...
+
+    def end(
+        self, handle: object, attributes: Mapping[str, AttributeValue], error: BaseException | None
+    ) -> None: ...
+
+
+_hooks: tuple[SpanHook, ...] = ()
+_hooks_lock = threading.Lock()
+
+
+def add_span_hook(hook: SpanHook) -> None:
+    """Call `hook` for every SchemaRouter span from now on (once, however often it is added)."""
+    global _hooks
+    if not isinstance(hook, SpanHook):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise UserError(f"a span hook needs start(name) and end(handle, attributes, error), got {hook!r}")
+    with _hooks_lock:
+        if hook not in _hooks:
+            _hooks = (*_hooks, hook)
+
+
+def remove_span_hook(hook: SpanHook) -> None:
+    """Stop calling `hook` (nothing happens if it was not added)."""
+    global _hooks
+    with _hooks_lock:
+        _hooks = tuple(h for h in _hooks if h is not hook)
+
+
+_QUIET_TRACERS = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+
+
+def _quiet_meters(provider: metrics.MeterProvider) -> bool:
+    # the API's stand-in before any provider is set is private: known by its class name
+    return isinstance(provider, metrics.NoOpMeterProvider) or type(provider).__name__ == "_ProxyMeterProvider"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("schemarouter-core")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+_tracers: dict[int, tuple[TracerProvider, Tracer]] = {}
+
+
+def _tracer(provider: TracerProvider) -> Tracer:
+    known = _tracers.get(id(provider))
+    if known is not None and known[0] is provider:
+        return known[1]
+    tracer = provider.get_tracer(_INSTRUMENTATION, _version())
+    _tracers[id(provider)] = (provider, tracer)
+    return tracer
+
+
+class Traced:
+    """A span being recorded: `set` attributes while `recording`; `on_end` runs with the span's
+    duration in seconds and the exception that ended it, when the span closes (metrics)."""
+
+    __slots__ = (
+        "_handles",
+        "_provider",
+        "_span",
+        "_start",
+        "_token",
+        "attributes",
+        "name",
+        "on_end",
+        "recording",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        provider: TracerProvider | None,
+        attributes: Mapping[str, AttributeValue] | None = None,
+    ) -> None:
+        self.name = name
+        self.recording = provider is not None
+        self.attributes: dict[str, AttributeValue] = dict(attributes) if attributes and self.recording else {}
+        self.on_end: Callable[[Traced, float, BaseException | None], None] | None = None
+        self._provider = provider
+        self._span: Span | None = None
+        self._token: object = None
+        self._handles: list[tuple[SpanHook, object]] = []
+        self._start = 0.0
+
+    def set(self, key: str, value: AttributeValue) -> None:
+        if self.recording:
+            self.attributes[key] = value
+
+    def __enter__(self) -> Traced:
+        provider = self._provider
+        if provider is None:
+            return self
+        self._start = time.perf_counter()
+        span = _tracer(provider).start_span(self.name, kind=trace.SpanKind.INTERNAL)
+        self._span = span
+        self._token = context.attach(trace.set_span_in_context(span))
+        for hook in _hooks:
+            handle = hook.start(self.name)
+            if handle is not None:
+                self._handles.append((hook, handle))
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        span = self._span
+        if span is None:
+            return
+        seconds = time.perf_counter() - self._start
+        attributes = self.attributes
+        if error is not None:
+            # the type only: a message may quote a request or arguments
+            attributes["error.type"] = type(error).__qualname__
+            span.set_status(Status(StatusCode.ERROR, type(error).__qualname__))
+        try:
+            if self.on_end is not None:
+                self.on_end(self, seconds, error)
+        finally:
+            for hook, handle in reversed(self._handles):
+                hook.end(handle, attributes, error)
+            span.set_attributes(attributes)
+            span.end()
+            context.detach(self._token)  # pyright: ignore[reportArgumentType]
+
+
+_QUIET = Traced("", None)
+"""The span given when nothing records: never entered for real, never changed."""
+
+
+def traced(name: str, attributes: Mapping[str, AttributeValue] | None = None) -> Traced:
+    """The span to open (`with traced(name) as span:`) around one SchemaRouter decision: a
+    shared do-nothing one when no provider is configured and no hook is registered."""
+    chosen = settings()
+    tracer_provider = chosen.tracer_provider or trace.get_tracer_provider()
+    if (
+        not _hooks
+        and isinstance(tracer_provider, _QUIET_TRACERS)
+        and _quiet_meters(chosen.meter_provider or metrics.get_meter_provider())
+    ):
+        return _QUIET
+    return Traced(name, tracer_provider, attributes)
