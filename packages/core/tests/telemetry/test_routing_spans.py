@@ -36,7 +36,8 @@ def test_a_routed_request_records_its_decision(recorded: Recorded, tools: Tools)
     assert attributes["schemarouter.candidates.count"] == len(allow.decisions)
     assert attributes["schemarouter.dropped.count"] == sum(not d.visible for d in allow.decisions)
     scores = list(attributes["schemarouter.scores.top"])  # pyright: ignore[reportArgumentType]
-    assert scores == sorted(scores, reverse=True) and scores[0] > 0
+    assert scores == sorted(scores, reverse=True)
+    assert scores[0] > 0
     assert attributes["schemarouter.principal"] == principal_key("alice")
     assert "alice" not in {str(v) for v in attributes.values()}
     assert span.status.status_code is StatusCode.UNSET
@@ -58,7 +59,8 @@ def test_routing_metrics_count_outcomes_latency_and_bytes(recorded: Recorded, to
     visibility.allow_set(WEATHER)
     visibility.allow_set(JOKE)
     counts = {
-        p.attributes["schemarouter.outcome"]: p.value for p in recorded.points("schemarouter.routing.decisions")
+        p.attributes["schemarouter.outcome"]: p.value
+        for p in recorded.points("schemarouter.routing.decisions")
     }
     assert counts == {"route": 2, "no_route": 1}
     durations = recorded.points("schemarouter.routing.duration")
@@ -74,7 +76,8 @@ def test_spans_nest_under_the_current_span(recorded: Recorded, tools: Tools) -> 
     span = recorded.one("schemarouter.allow_set")
     assert span.parent is not None
     assert span.parent.span_id == run.get_span_context().span_id
-    assert span.context is not None and span.context.trace_id == run.get_span_context().trace_id
+    assert span.context is not None
+    assert span.context.trace_id == run.get_span_context().trace_id
 
 
 def test_a_conversation_step_holds_its_decision(recorded: Recorded, tools: Tools) -> None:
@@ -82,7 +85,8 @@ def test_a_conversation_step_holds_its_decision(recorded: Recorded, tools: Tools
     offer = session.offer(WEATHER)
     step = recorded.one("schemarouter.session.offer")
     decision = recorded.one("schemarouter.allow_set")
-    assert decision.parent is not None and step.context is not None
+    assert decision.parent is not None
+    assert step.context is not None
     assert decision.parent.span_id == step.context.span_id
     attributes = dict(step.attributes or {})
     assert attributes["gen_ai.conversation.id"] == "conv-1"
@@ -100,7 +104,8 @@ def test_a_find_tools_call_records_what_it_found(recorded: Recorded, tools: Tool
     result = session.find_tools("send an email to my team")
     call = recorded.one("schemarouter.find_tools")
     search = recorded.one("schemarouter.search")
-    assert search.parent is not None and call.context is not None
+    assert search.parent is not None
+    assert call.context is not None
     assert search.parent.span_id == call.context.span_id
     attributes = dict(call.attributes or {})
     assert [t.name for t in result.added] == ["send_email"]
@@ -109,7 +114,10 @@ def test_a_find_tools_call_records_what_it_found(recorded: Recorded, tools: Tool
     assert list(attributes["schemarouter.find_tools.added"]) == ["send_email"]  # pyright: ignore[reportArgumentType]
     assert attributes["gen_ai.conversation.id"] == "conv-2"
     assert "gen_ai.tool.call.arguments" not in attributes
-    calls = {p.attributes["schemarouter.find_tools.result"]: p.value for p in recorded.points("schemarouter.find_tools.calls")}
+    calls = {
+        p.attributes["schemarouter.find_tools.result"]: p.value
+        for p in recorded.points("schemarouter.find_tools.calls")
+    }
     assert calls == {"found": 1}
 
 
@@ -121,14 +129,17 @@ def test_a_refused_find_tools_call_records_why(recorded: Recorded, tools: Tools)
     assert attributes["schemarouter.find_tools.refused"] == "empty_query"
 
 
-def test_content_is_absent_by_default(recorded: Recorded, tools: Tools, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_content_is_absent_by_default(
+    recorded: Recorded, tools: Tools, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(telemetry.CONTENT_ENV, raising=False)
     session = RoutingSession(Visibility(tools.router))
     session.offer(WEATHER)
     session.find_tools("convert euros to dollars")
     for span in recorded.spans():
         text = " ".join(str(v) for v in (span.attributes or {}).values())
-        assert "Paris" not in text and "euros" not in text, span.name
+        assert "Paris" not in text, span.name
+        assert "euros" not in text, span.name
 
 
 @pytest.mark.parametrize(
@@ -182,7 +193,8 @@ def test_a_failed_decision_is_an_error_span_and_counted(recorded: Recorded, tool
     assert span.status.status_code is StatusCode.ERROR
     assert dict(span.attributes or {})["error.type"] == "RoutingError"
     counts = {
-        p.attributes["schemarouter.outcome"]: p.value for p in recorded.points("schemarouter.routing.decisions")
+        p.attributes["schemarouter.outcome"]: p.value
+        for p in recorded.points("schemarouter.routing.decisions")
     }
     assert counts == {"error": 1}
 

@@ -1,0 +1,72 @@
+"""With no OpenTelemetry SDK configured, telemetry does nothing and reads nothing it need not."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from opentelemetry.sdk.trace import TracerProvider
+
+from schemarouter import Visibility, telemetry
+from schemarouter.telemetry import AttributeValue
+from schemarouter.telemetry._span import traced
+
+from .conftest import Tools
+
+WEATHER = "what is the weather forecast for Paris this week"
+
+
+def _explained(allow: object) -> bool:
+    """Were the allow-set's decisions worked out (they are, lazily, when first read)?"""
+    return getattr(allow, "_explain") is None  # noqa: B009
+
+
+def test_without_a_provider_spans_are_one_shared_no_op(tools: Tools) -> None:
+    telemetry.configure()
+    assert traced("a") is traced("b")
+    assert not traced("a").recording
+    allow = Visibility(tools.router).allow_set(WEATHER)
+    assert not _explained(allow), "an unrecorded decision must not work out its decisions"
+
+
+def test_with_a_provider_decisions_are_read_for_the_span(tools: Tools) -> None:
+    provider = TracerProvider()
+    telemetry.configure(tracer_provider=provider)
+    try:
+        assert traced("a") is not traced("a")
+        allow = Visibility(tools.router).allow_set(WEATHER)
+        assert _explained(allow)
+    finally:
+        telemetry.configure()
+        provider.shutdown()
+
+
+class Hook:
+    """A span hook that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, AttributeValue], str | None]] = []
+
+    def start(self, name: str) -> object | None:
+        return name
+
+    def end(
+        self, handle: object, attributes: Mapping[str, AttributeValue], error: BaseException | None
+    ) -> None:
+        self.seen.append((str(handle), dict(attributes), type(error).__name__ if error else None))
+
+
+def test_a_span_hook_sees_every_span_without_an_sdk(tools: Tools) -> None:
+    telemetry.configure()
+    hook = Hook()
+    telemetry.add_span_hook(hook)
+    telemetry.add_span_hook(hook)
+    try:
+        allow = Visibility(tools.router).allow_set(WEATHER, principal="dana")
+    finally:
+        telemetry.remove_span_hook(hook)
+    assert [(name, error) for name, _, error in hook.seen] == [("schemarouter.allow_set", None)]
+    attributes = hook.seen[0][1]
+    assert attributes["schemarouter.tools.offered"] == list(allow.names)
+    assert "gen_ai.retrieval.query.text" not in attributes
+    Visibility(tools.router).allow_set(WEATHER)
+    assert len(hook.seen) == 1, "a removed hook is not called"
