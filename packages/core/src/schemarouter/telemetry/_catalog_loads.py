@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 from ._metrics import instruments
-from ._span import Traced, traced
+from ._span import AttributeValue, Traced, traced
 
 __all__ = ["catalog_span", "loaded"]
 
@@ -40,13 +40,14 @@ C = TypeVar("C", bound=_Loaded)
 def catalog_span(source: str, kind: str) -> Traced:
     """The span of one source's load (`kind`: `mcp` or `callables`); its source is recorded even
     when the load fails."""
-    opening = {"schemarouter.source": source, "schemarouter.source.kind": kind}
-    if kind == "mcp":
-        opening["mcp.method.name"] = "tools/list"
-    span = traced("schemarouter.catalog.load", opening)
-    if span.recording:
-        span.on_end = _catalog_metrics
-    return span
+
+    def opening() -> dict[str, AttributeValue]:
+        first: dict[str, AttributeValue] = {"schemarouter.source": source, "schemarouter.source.kind": kind}
+        if kind == "mcp":
+            first["mcp.method.name"] = "tools/list"
+        return first
+
+    return traced("schemarouter.catalog.load", opening, _catalog_metrics)
 
 
 def loaded(span: Traced, catalog: C) -> C:

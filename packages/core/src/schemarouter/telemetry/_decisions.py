@@ -159,10 +159,7 @@ def _decision_metrics(span: Traced, seconds: float, error: BaseException | None)
 def routing_span(operation: str) -> Traced:
     """The span of one routing decision or conversation step (`operation`: `allow_set`,
     `search`, `session.offer`), counted in the routing metrics even when it fails."""
-    span = traced(f"schemarouter.{operation}")
-    if span.recording:
-        span.on_end = _decision_metrics
-    return span
+    return traced(f"schemarouter.{operation}", on_end=_decision_metrics)
 
 
 # -- a conversation's step (RoutingSession.offer) --------------------------------------------------
@@ -256,10 +253,7 @@ F = TypeVar("F", bound=_FindResult)
 
 def find_tools_span() -> Traced:
     """The span of one find-tools call, counted in the find-tools metrics."""
-    span = traced("schemarouter.find_tools")
-    if span.recording:
-        span.on_end = _find_metrics
-    return span
+    return traced("schemarouter.find_tools", on_end=_find_metrics)
 
 
 def found(span: Traced, result: F, state: _State, tool_name: str) -> F:

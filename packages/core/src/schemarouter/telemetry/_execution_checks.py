@@ -13,7 +13,7 @@ from ..errors import PolicyViolationError
 from ._decisions import principal_id
 from ._metrics import instruments
 from ._settings import record_content
-from ._span import Traced, traced
+from ._span import AttributeValue, Traced, traced
 
 __all__ = ["executed", "execution_span"]
 
@@ -42,31 +42,25 @@ class _Plan(Protocol):
 
 def execution_span(plan: _Plan, catalog: _Catalog, mode: str) -> Traced:
     """The span of one execution check and call of `plan` (`mode`: `planned` or `selective`)."""
-    span = traced("schemarouter.execute")
-    if span.recording:
-        _checking(span, plan, catalog, mode)
-    return span
+    return traced("schemarouter.execute", lambda: _opening(plan, catalog, mode), _execution_metrics)
 
 
-def _checking(span: Traced, plan: _Plan, catalog: _Catalog, mode: str) -> None:
+def _opening(plan: _Plan, catalog: _Catalog, mode: str) -> dict[str, AttributeValue]:
     cap: _Capability | None = catalog.get(plan.route)
-    attributes = span.attributes
-    attributes.update(
-        {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": cap.name if cap is not None else plan.route.rsplit(":", 1)[-1],
-            "schemarouter.route": plan.route,
-            "schemarouter.execution.mode": mode,
-            "schemarouter.fingerprint": plan.fingerprint[:12],
-            "schemarouter.fallback_routes": list(plan.fallback_routes),
-            "schemarouter.principal": principal_id(plan.principal),
-        }
-    )
+    attributes: dict[str, AttributeValue] = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": cap.name if cap is not None else plan.route.rsplit(":", 1)[-1],
+        "schemarouter.route": plan.route,
+        "schemarouter.execution.mode": mode,
+        "schemarouter.fingerprint": plan.fingerprint[:12],
+        "schemarouter.fallback_routes": list(plan.fallback_routes),
+        "schemarouter.principal": principal_id(plan.principal),
+    }
     if record_content():
         attributes["gen_ai.tool.call.arguments"] = json.dumps(
             dict(plan.arguments), ensure_ascii=False, default=str
         )
-    span.on_end = _execution_metrics
+    return attributes
 
 
 class _Result(Protocol):

@@ -93,12 +93,22 @@ def _tracer(provider: TracerProvider) -> Tracer:
     return tracer
 
 
+Opening = Callable[[], Mapping[str, "AttributeValue"]]
+"""Gives a span's first attributes; called only when the span records."""
+
+EndHook = Callable[["Traced", float, BaseException | None], None]
+"""Runs as a span closes, with its duration in seconds and the exception that ended it."""
+
+
 class Traced:
-    """A span being recorded: `set` attributes while `recording`; `on_end` runs with the span's
-    duration in seconds and the exception that ended it, when the span closes (metrics)."""
+    """A span being recorded. Inside its `with` block, `recording` says whether anything takes
+    it in (an SDK's recording span, a span hook, or a meter provider): attributes are worth
+    working out only then. `on_end` runs as the span closes (metrics)."""
 
     __slots__ = (
         "_handles",
+        "_metered",
+        "_opening",
         "_provider",
         "_span",
         "_start",
@@ -113,12 +123,17 @@ class Traced:
         self,
         name: str,
         provider: TracerProvider | None,
-        attributes: Mapping[str, AttributeValue] | None = None,
+        opening: Opening | None = None,
+        on_end: EndHook | None = None,
+        *,
+        metered: bool = False,
     ) -> None:
         self.name = name
-        self.recording = provider is not None
-        self.attributes: dict[str, AttributeValue] = dict(attributes) if attributes and self.recording else {}
-        self.on_end: Callable[[Traced, float, BaseException | None], None] | None = None
+        self.recording = False
+        self.attributes: dict[str, AttributeValue] = {}
+        self.on_end = on_end
+        self._opening = opening
+        self._metered = metered
         self._provider = provider
         self._span: Span | None = None
         self._token: object = None
@@ -141,6 +156,9 @@ class Traced:
             handle = hook.start(self.name)
             if handle is not None:
                 self._handles.append((hook, handle))
+        self.recording = self._metered or bool(self._handles) or span.is_recording()
+        if self.recording and self._opening is not None:
+            self.attributes.update(self._opening())
         return self
 
     def __exit__(
@@ -156,7 +174,7 @@ class Traced:
             attributes["error.type"] = type(error).__qualname__
             span.set_status(Status(StatusCode.ERROR, type(error).__qualname__))
         try:
-            if self.on_end is not None:
+            if self.on_end is not None and self.recording:
                 self.on_end(self, seconds, error)
         finally:
             for hook, handle in reversed(self._handles):
@@ -170,15 +188,12 @@ _QUIET = Traced("", None)
 """The span given when nothing records: never entered for real, never changed."""
 
 
-def traced(name: str, attributes: Mapping[str, AttributeValue] | None = None) -> Traced:
+def traced(name: str, opening: Opening | None = None, on_end: EndHook | None = None) -> Traced:
     """The span to open (`with traced(name) as span:`) around one SchemaRouter decision: a
     shared do-nothing one when no provider is configured and no hook is registered."""
     chosen = settings()
     tracer_provider = chosen.tracer_provider or trace.get_tracer_provider()
-    if (
-        not _hooks
-        and isinstance(tracer_provider, _QUIET_TRACERS)
-        and _quiet_meters(chosen.meter_provider or metrics.get_meter_provider())
-    ):
+    metered = not _quiet_meters(chosen.meter_provider or metrics.get_meter_provider())
+    if not metered and not _hooks and isinstance(tracer_provider, _QUIET_TRACERS):
         return _QUIET
-    return Traced(name, tracer_provider, attributes)
+    return Traced(name, tracer_provider, opening, on_end, metered=metered)
