@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pytest
 from opentelemetry.sdk.trace import TracerProvider
 
 from schemarouter import Visibility, telemetry
-from schemarouter.telemetry import AttributeValue
+from schemarouter.telemetry import AttributeValue, _span
 from schemarouter.telemetry._span import traced
 
 from .conftest import Tools
@@ -20,6 +21,13 @@ def _explained(allow: object) -> bool:
     return getattr(allow, "_explain") is None  # noqa: B009
 
 
+@pytest.fixture
+def no_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No span hook registered (an adapter imported in the same process may have added one)."""
+    monkeypatch.setattr(_span, "_hooks", ())
+
+
+@pytest.mark.usefixtures("no_hooks")
 def test_without_a_provider_spans_are_one_shared_no_op(tools: Tools) -> None:
     telemetry.configure()
     assert traced("a") is traced("b")
@@ -55,6 +63,7 @@ class Hook:
         self.seen.append((str(handle), dict(attributes), type(error).__name__ if error else None))
 
 
+@pytest.mark.usefixtures("no_hooks")
 def test_a_span_hook_sees_every_span_without_an_sdk(tools: Tools) -> None:
     telemetry.configure()
     hook = Hook()
@@ -70,3 +79,21 @@ def test_a_span_hook_sees_every_span_without_an_sdk(tools: Tools) -> None:
     assert "gen_ai.retrieval.query.text" not in attributes
     Visibility(tools.router).allow_set(WEATHER)
     assert len(hook.seen) == 1, "a removed hook is not called"
+
+
+class Uninterested(Hook):
+    def start(self, name: str) -> object | None:
+        return None
+
+
+@pytest.mark.usefixtures("no_hooks")
+def test_a_hook_that_takes_no_span_costs_no_decisions(tools: Tools) -> None:
+    telemetry.configure()
+    hook = Uninterested()
+    telemetry.add_span_hook(hook)
+    try:
+        allow = Visibility(tools.router).allow_set(WEATHER)
+    finally:
+        telemetry.remove_span_hook(hook)
+    assert not _explained(allow)
+    assert hook.seen == []
