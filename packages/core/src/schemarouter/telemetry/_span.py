@@ -7,6 +7,8 @@ provider look-ups and nothing else; attribute values are worked out only while `
 
 from __future__ import annotations
 
+import importlib
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -65,6 +67,34 @@ def remove_span_hook(hook: SpanHook) -> None:
 
 
 _QUIET_TRACERS = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+
+_UNKNOWN = object()
+
+# `trace.get_tracer_provider()` and `metrics.get_meter_provider()` look up an environment
+# variable on every call while no provider is set: a few microseconds, which is a tenth of a
+# routing decision. The API keeps the provider set in a module global; read it directly while
+# it is None (and no variable names a provider to load), and ask the API otherwise.
+_TRACER_FROM_ENV = "OTEL_PYTHON_TRACER_PROVIDER" in os.environ
+_METER_FROM_ENV = "OTEL_PYTHON_METER_PROVIDER" in os.environ
+_PROVIDERS_FROM_ENV = _TRACER_FROM_ENV or _METER_FROM_ENV
+_METERS_MODULE = importlib.import_module("opentelemetry.metrics._internal")
+
+
+def _global_tracer_provider() -> TracerProvider | None:
+    """The global tracer provider, or None when none is set."""
+    provider = getattr(trace, "_TRACER_PROVIDER", _UNKNOWN)
+    if provider is None and not _TRACER_FROM_ENV:
+        return None
+    found = trace.get_tracer_provider()
+    return None if isinstance(found, _QUIET_TRACERS) else found
+
+
+def _global_meters_quiet() -> bool:
+    """Whether no global meter provider records."""
+    provider = getattr(_METERS_MODULE, "_METER_PROVIDER", _UNKNOWN)
+    if provider is None and not _METER_FROM_ENV:
+        return True
+    return _quiet_meters(metrics.get_meter_provider())
 
 
 def _quiet_meters(provider: metrics.MeterProvider) -> bool:
@@ -192,8 +222,20 @@ def traced(name: str, opening: Opening | None = None, on_end: EndHook | None = N
     """The span to open (`with traced(name) as span:`) around one SchemaRouter decision: a
     shared do-nothing one when no provider is configured and no hook is registered."""
     chosen = settings()
-    tracer_provider = chosen.tracer_provider or trace.get_tracer_provider()
-    metered = not _quiet_meters(chosen.meter_provider or metrics.get_meter_provider())
-    if not metered and not _hooks and isinstance(tracer_provider, _QUIET_TRACERS):
-        return _QUIET
+    if (
+        not _hooks
+        and chosen.tracer_provider is None
+        and chosen.meter_provider is None
+        and getattr(trace, "_TRACER_PROVIDER", _UNKNOWN) is None
+        and getattr(_METERS_MODULE, "_METER_PROVIDER", _UNKNOWN) is None
+        and not _PROVIDERS_FROM_ENV
+    ):
+        return _QUIET  # the common case, first and cheapest: nothing configured at all
+    tracer_provider = chosen.tracer_provider or _global_tracer_provider()
+    meters = chosen.meter_provider
+    metered = not (_global_meters_quiet() if meters is None else _quiet_meters(meters))
+    if tracer_provider is None or isinstance(tracer_provider, _QUIET_TRACERS):
+        if not metered and not _hooks:
+            return _QUIET
+        tracer_provider = trace.NoOpTracerProvider()
     return Traced(name, tracer_provider, opening, on_end, metered=metered)
