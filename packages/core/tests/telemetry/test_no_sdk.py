@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Mapping
 
 import pytest
@@ -97,3 +99,40 @@ def test_a_hook_that_takes_no_span_costs_no_decisions(tools: Tools) -> None:
         telemetry.remove_span_hook(hook)
     assert not _explained(allow)
     assert hook.seen == []
+
+
+GLOBAL_LATER = """
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from schemarouter import SchemaRouter, Visibility
+
+def get_weather_forecast(city: str) -> str:
+    '''Get the weather forecast for a city.'''
+    return city
+
+visibility = Visibility(SchemaRouter.from_callables([get_weather_forecast]))
+visibility.allow_set("weather forecast")
+exporter, reader = InMemorySpanExporter(), InMemoryMetricReader()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+visibility.allow_set("weather forecast")
+names = [s.name for s in exporter.get_finished_spans()]
+counted = [
+    m.name
+    for r in reader.get_metrics_data().resource_metrics
+    for s in r.scope_metrics
+    for m in s.metrics
+]
+print(names, "schemarouter.routing.decisions" in counted)
+"""
+
+
+def test_global_providers_set_after_routing_started_are_used() -> None:
+    done = subprocess.run([sys.executable, "-c", GLOBAL_LATER], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['schemarouter.allow_set'] True"
