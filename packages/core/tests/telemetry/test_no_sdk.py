@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -136,3 +137,24 @@ print(names, "schemarouter.routing.decisions" in counted)
 def test_global_providers_set_after_routing_started_are_used() -> None:
     done = subprocess.run([sys.executable, "-c", GLOBAL_LATER], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['schemarouter.allow_set'] True"
+
+
+class Broken(Hook):
+    def end(
+        self, handle: object, attributes: Mapping[str, AttributeValue], error: BaseException | None
+    ) -> None:
+        raise RuntimeError("viewer unreachable")
+
+
+@pytest.mark.usefixtures("no_hooks")
+def test_a_failing_hook_never_breaks_routing(tools: Tools, caplog: pytest.LogCaptureFixture) -> None:
+    telemetry.configure()
+    hook = Broken()
+    telemetry.add_span_hook(hook)
+    try:
+        with caplog.at_level(logging.WARNING, logger="schemarouter.telemetry"):
+            allow = Visibility(tools.router).allow_set(WEATHER)
+    finally:
+        telemetry.remove_span_hook(hook)
+    assert allow.names == ("get_weather_forecast",)
+    assert "viewer unreachable" in caplog.text

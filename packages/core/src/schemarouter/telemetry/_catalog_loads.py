@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 from ._metrics import instruments
-from ._span import AttributeValue, Traced, traced
+from ._span import AttributeValue, Traced, guarded, traced
 
 __all__ = ["catalog_span", "loaded"]
 
@@ -54,16 +54,17 @@ def loaded(span: Traced, catalog: C) -> C:
     """Record what one source's load gave: tools, skipped ones and why, a listing cut short."""
     if not span.recording:
         return catalog
-    skipped = catalog.skipped
-    span.attributes.update(
-        {
-            "schemarouter.catalog.tools": len(catalog),
-            "schemarouter.catalog.version": catalog.version,
-            "schemarouter.catalog.skipped": len(skipped),
-            "schemarouter.catalog.skipped.tools": [f"{tool.name}: {tool.reason}" for tool in skipped],
-            "schemarouter.catalog.cut_short": [cut.reason for cut in catalog.cut_short],
-        }
-    )
+    with guarded("a source load"):
+        skipped = catalog.skipped
+        span.attributes.update(
+            {
+                "schemarouter.catalog.tools": len(catalog),
+                "schemarouter.catalog.version": catalog.version,
+                "schemarouter.catalog.skipped": len(skipped),
+                "schemarouter.catalog.skipped.tools": [f"{tool.name}: {tool.reason}" for tool in skipped],
+                "schemarouter.catalog.cut_short": [cut.reason for cut in catalog.cut_short],
+            }
+        )
     return catalog
 
 

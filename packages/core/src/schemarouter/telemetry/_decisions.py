@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 from .._principal import principal_identity
 from ._metrics import instruments
 from ._settings import record_content
-from ._span import Traced, traced
+from ._span import Traced, guarded, traced
 
 __all__ = ["decided", "find_tools_span", "found", "offered", "principal_id", "routing_span"]
 
@@ -97,35 +97,36 @@ def decided(span: Traced, allow: A, provider: object, k: int) -> A:
     """Record the allow-set `provider` (a `Visibility`) gave; `allow` back."""
     if not span.recording:
         return allow
-    catalog: _Catalog = getattr(provider, "catalog", None) or _NoCatalog()
-    router: _Router | None = getattr(provider, "router", None)
-    decisions = allow.decisions
-    scores = sorted((d.score for d in decisions if d.score is not None), reverse=True)[:TOP_SCORES]
-    offered_bytes = _bytes(catalog, allow.routes)
-    attributes = span.attributes
-    attributes.update(
-        {
-            "gen_ai.operation.name": "retrieval",
-            "schemarouter.outcome": allow.outcome,
-            "schemarouter.reason": allow.reason,
-            "schemarouter.k": k,
-            "schemarouter.mode": router.mode if router is not None else "custom",
-            "schemarouter.tools.offered": list(allow.names),
-            "schemarouter.routes.offered": list(allow.routes),
-            "schemarouter.offered.bytes": offered_bytes,
-            "schemarouter.candidates.count": len(decisions),
-            "schemarouter.uncertain.count": sum(d.visible and d.reason == "uncertain" for d in decisions),
-            "schemarouter.dropped.count": sum(not d.visible for d in decisions),
-            "schemarouter.scores.top": [float(s) for s in scores],
-            "schemarouter.catalog.version": allow.catalog_version,
-            "schemarouter.catalog.tools": len(catalog),
-            "schemarouter.principal": principal_id(allow.principal),
-        }
-    )
-    if allow.request_cut:
-        attributes["schemarouter.request.cut"] = allow.request_cut
-    if record_content():
-        attributes["gen_ai.retrieval.query.text"] = allow.query
+    with guarded("a decision"):
+        catalog: _Catalog = getattr(provider, "catalog", None) or _NoCatalog()
+        router: _Router | None = getattr(provider, "router", None)
+        decisions = allow.decisions
+        scores = sorted((d.score for d in decisions if d.score is not None), reverse=True)[:TOP_SCORES]
+        offered_bytes = _bytes(catalog, allow.routes)
+        attributes = span.attributes
+        attributes.update(
+            {
+                "gen_ai.operation.name": "retrieval",
+                "schemarouter.outcome": allow.outcome,
+                "schemarouter.reason": allow.reason,
+                "schemarouter.k": k,
+                "schemarouter.mode": router.mode if router is not None else "custom",
+                "schemarouter.tools.offered": list(allow.names),
+                "schemarouter.routes.offered": list(allow.routes),
+                "schemarouter.offered.bytes": offered_bytes,
+                "schemarouter.candidates.count": len(decisions),
+                "schemarouter.uncertain.count": sum(d.visible and d.reason == "uncertain" for d in decisions),
+                "schemarouter.dropped.count": sum(not d.visible for d in decisions),
+                "schemarouter.scores.top": [float(s) for s in scores],
+                "schemarouter.catalog.version": allow.catalog_version,
+                "schemarouter.catalog.tools": len(catalog),
+                "schemarouter.principal": principal_id(allow.principal),
+            }
+        )
+        if allow.request_cut:
+            attributes["schemarouter.request.cut"] = allow.request_cut
+        if record_content():
+            attributes["gen_ai.retrieval.query.text"] = allow.query
     return allow
 
 
@@ -210,20 +211,21 @@ def offered(span: Traced, offer: OfferT, state: _State) -> OfferT:
     """Record one step of a conversation (`state` is the session's state after it)."""
     if not span.recording:
         return offer
-    _conversation(span, state)
-    span.attributes.update(
-        {
-            "schemarouter.outcome": offer.outcome,
-            "schemarouter.tools.offered": list(offer.tool_names),
-            "schemarouter.session.tools": len(offer.routes),
-            "schemarouter.session.added": list(offer.added),
-            "schemarouter.session.reset": offer.reset,
-            "schemarouter.session.resets": state.resets,
-            "schemarouter.session.held_back": state.held_back,
-            "schemarouter.find_tools.offered": offer.find_tools,
-            "schemarouter.offered.bytes": offer.schema_bytes,
-        }
-    )
+    with guarded("a conversation step"):
+        _conversation(span, state)
+        span.attributes.update(
+            {
+                "schemarouter.outcome": offer.outcome,
+                "schemarouter.tools.offered": list(offer.tool_names),
+                "schemarouter.session.tools": len(offer.routes),
+                "schemarouter.session.added": list(offer.added),
+                "schemarouter.session.reset": offer.reset,
+                "schemarouter.session.resets": state.resets,
+                "schemarouter.session.held_back": state.held_back,
+                "schemarouter.find_tools.offered": offer.find_tools,
+                "schemarouter.offered.bytes": offer.schema_bytes,
+            }
+        )
     return offer
 
 
@@ -260,23 +262,24 @@ def found(span: Traced, result: F, state: _State, tool_name: str) -> F:
     """Record a find-tools call's answer (`tool_name`: the find-tools tool's name)."""
     if not span.recording:
         return result
-    _conversation(span, state)
-    outcome = "refused" if result.refused else "found" if result.added else "nothing"
-    attributes = span.attributes
-    attributes.update(
-        {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": tool_name,
-            "schemarouter.find_tools.result": outcome,
-            "schemarouter.find_tools.added": [tool.name for tool in result.added],
-            "schemarouter.find_tools.already": len(result.already),
-            "schemarouter.find_tools.held_back": len(result.held_back),
-        }
-    )
-    if result.refused:
-        attributes["schemarouter.find_tools.refused"] = result.refused
-    if record_content():
-        attributes["gen_ai.tool.call.arguments"] = json.dumps({"query": result.query}, ensure_ascii=False)
+    with guarded("a find-tools call"):
+        _conversation(span, state)
+        outcome = "refused" if result.refused else "found" if result.added else "nothing"
+        attributes = span.attributes
+        attributes.update(
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": tool_name,
+                "schemarouter.find_tools.result": outcome,
+                "schemarouter.find_tools.added": [tool.name for tool in result.added],
+                "schemarouter.find_tools.already": len(result.already),
+                "schemarouter.find_tools.held_back": len(result.held_back),
+            }
+        )
+        if result.refused:
+            attributes["schemarouter.find_tools.refused"] = result.refused
+        if record_content():
+            attributes["gen_ai.tool.call.arguments"] = json.dumps({"query": result.query}, ensure_ascii=False)
     return result
 
 

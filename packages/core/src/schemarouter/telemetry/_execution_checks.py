@@ -13,7 +13,7 @@ from ..errors import PolicyViolationError
 from ._decisions import principal_id
 from ._metrics import instruments
 from ._settings import record_content
-from ._span import AttributeValue, Traced, traced
+from ._span import AttributeValue, Traced, guarded, traced
 
 __all__ = ["executed", "execution_span"]
 
@@ -79,10 +79,11 @@ def executed(span: Traced, result: R) -> R:
     """Record the result of a plan that passed every check and ran."""
     if not span.recording:
         return result
-    span.attributes["schemarouter.route.ran"] = result.route
-    if record_content():
-        text = result.text or json.dumps(result.structured, ensure_ascii=False, default=str)
-        span.attributes["gen_ai.tool.call.result"] = text
+    with guarded("an execution"):
+        span.attributes["schemarouter.route.ran"] = result.route
+        if record_content():
+            text = result.text or json.dumps(result.structured, ensure_ascii=False, default=str)
+            span.attributes["gen_ai.tool.call.result"] = text
     return result
 
 

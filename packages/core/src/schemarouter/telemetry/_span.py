@@ -8,10 +8,12 @@ provider look-ups and nothing else; attribute values are worked out only while `
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Protocol, runtime_checkable
 
@@ -21,12 +23,24 @@ from opentelemetry.trace import Span, Status, StatusCode, Tracer, TracerProvider
 from ..errors import UserError
 from ._settings import settings
 
-__all__ = ["AttributeValue", "SpanHook", "Traced", "add_span_hook", "remove_span_hook", "traced"]
+__all__ = ["AttributeValue", "SpanHook", "Traced", "add_span_hook", "guarded", "remove_span_hook", "traced"]
 
 AttributeValue = str | bool | int | float | Sequence[str] | Sequence[bool] | Sequence[int] | Sequence[float]
 """What an OpenTelemetry attribute may hold."""
 
 _INSTRUMENTATION = "schemarouter"
+
+_log = logging.getLogger("schemarouter.telemetry")
+
+
+@contextmanager
+def guarded(what: str) -> Generator[None]:
+    """Telemetry never breaks what it observes: an exception recording `what` (a hook's, a
+    provider's, an exporter's) is logged at WARNING on `schemarouter.telemetry` and dropped."""
+    try:
+        yield
+    except Exception as exc:
+        _log.warning("recording %s failed (%s: %s); it goes on unrecorded", what, type(exc).__name__, exc)
 
 
 @runtime_checkable
@@ -183,12 +197,14 @@ class Traced:
         self._span = span
         self._token = context.attach(trace.set_span_in_context(span))
         for hook in _hooks:
-            handle = hook.start(self.name)
-            if handle is not None:
-                self._handles.append((hook, handle))
+            with guarded(f"{self.name} (a span hook's start)"):
+                handle = hook.start(self.name)
+                if handle is not None:
+                    self._handles.append((hook, handle))
         self.recording = self._metered or bool(self._handles) or span.is_recording()
         if self.recording and self._opening is not None:
-            self.attributes.update(self._opening())
+            with guarded(self.name):
+                self.attributes.update(self._opening())
         return self
 
     def __exit__(
@@ -203,14 +219,17 @@ class Traced:
             # the type only: a message may quote a request or arguments
             attributes["error.type"] = type(error).__qualname__
             span.set_status(Status(StatusCode.ERROR, type(error).__qualname__))
-        try:
-            if self.on_end is not None and self.recording:
+        if self.on_end is not None and self.recording:
+            with guarded(f"{self.name} (metrics)"):
                 self.on_end(self, seconds, error)
-        finally:
-            for hook, handle in reversed(self._handles):
+        for hook, handle in reversed(self._handles):
+            with guarded(f"{self.name} (a span hook's end)"):
                 hook.end(handle, attributes, error)
-            span.set_attributes(attributes)
-            span.end()
+        try:
+            with guarded(self.name):
+                span.set_attributes(attributes)
+                span.end()
+        finally:
             context.detach(self._token)  # pyright: ignore[reportArgumentType]
 
 
