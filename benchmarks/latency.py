@@ -2,7 +2,7 @@
 lexical and hybrid, beside bm25s in the same run.
 
     python benchmarks/latency.py [--sizes 1000 10000 50000] [--modes lexical hybrid]
-                                 [--queries 150] [--passes 5] [--json]
+                                 [--queries 150] [--passes 5] [--json] [--tracing]
 
 Catalogs are real tool definitions: the 2,681 BFCL functions and the 527 LiveMCPBench MCP tools
 (input schemas included, in data/), grouped into sources as they come (each LiveMCPBench server
@@ -25,6 +25,10 @@ less what it held once its imports were done) is that step's alone:
   from its package too), in a new process, as a fleet's worker starts;
 - bm25s: tokenising and indexing the same tools' names and descriptions (its ready time), and
   single-request `retrieve` (k=5, tokenisation included) timed as `allow_set` is.
+
+`--tracing` measures instead what OpenTelemetry spans add to `allow_set` at each size (lexical):
+before spans existed, with no SDK configured, and with an SDK whose exporter drops every span
+(see `_tracing_cost.py`).
 
 Times are wall-clock and, beside them, the CPU time of the measuring process, which other load
 on a shared machine moves much less. Ratios are SchemaRouter / bm25s: below 1 means SchemaRouter
@@ -53,6 +57,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _datasets import DATA, livemcpbench, metatool_single_tool
+from _tracing_cost import print_tracing, tracing_cost
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
 from schemarouter.retrieval import semantic_available
@@ -353,6 +358,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--passes", type=int, default=5, help="timed passes over the requests (default 5)")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    parser.add_argument("--tracing", action="store_true", help="measure what telemetry adds to allow_set")
     parser.add_argument("--worker", choices=["cold", "snapshot", "bm25s"], help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--mode", help=argparse.SUPPRESS)
@@ -362,6 +368,19 @@ def main() -> None:
         parser.error("--passes must be at least 1")
     if args.worker:
         _worker(args)
+        return
+    if args.tracing:
+        for size in args.sizes:
+            router = SchemaRouter(
+                Catalog.merge(*(Catalog.from_specs(s, d) for s, d in definitions(size).items()))
+            )
+            print_tracing(
+                len(router.catalog),
+                tracing_cost(Visibility(router, k=5), requests(args.queries), args.passes),
+                args.passes,
+            )
+            print()
+        print("versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()))
         return
     rows = [bench(size, args.modes, args.queries, args.passes) for size in args.sizes]
     if args.json:

@@ -105,7 +105,7 @@ def _clean_venv(target: Path) -> Path:
 
 
 # What a clean test venv gets besides the wheels under test.
-TEST_TOOLS = ("pytest>=8.3", "pytest-asyncio>=1.0", "pytest-xdist>=3.6")
+TEST_TOOLS = ("pytest>=8.3", "pytest-asyncio>=1.0", "pytest-xdist>=3.6", "opentelemetry-sdk>=1.27")
 
 
 def ensure_dev_env() -> Path:

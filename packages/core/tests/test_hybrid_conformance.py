@@ -57,9 +57,9 @@ class TestReferenceDriverHybrid(_HybridSuite):
     driver_factory = conformance.ReferenceDriver
 
 
-_OPENAI = _driver("schemarouter_openai_agents.testing", "OpenAIAgentsDriver")
-_PYDANTIC = _driver("schemarouter_pydantic_ai.testing", "PydanticAIDriver")
-_LANGCHAIN = _driver("schemarouter_langchain.testing", "LangChainDriver")
+_OPENAI = _driver("schemarouter_conformance.drivers.openai_agents", "OpenAIAgentsDriver")
+_PYDANTIC = _driver("schemarouter_conformance.drivers.pydantic_ai", "PydanticAIDriver")
+_LANGCHAIN = _driver("schemarouter_conformance.drivers.langchain", "LangChainDriver")
 
 
 @pytest.mark.skipif(_OPENAI is None, reason="schemarouter-openai-agents is not installed")

@@ -48,6 +48,7 @@ from ._request import (
     default_conversation_from,
     default_request_from,
 )
+from ._tracing import install_tracing
 from .errors import AdapterSetupError, MissingConversationError, MissingRequestError
 
 if TYPE_CHECKING:
@@ -153,6 +154,7 @@ class OpenAIAgentsRouter:
         if not callable(conversation_from):
             raise AdapterSetupError("conversation_from must be callable")
         max_contexts = cache_size
+        install_tracing()  # routing spans also show in the SDK trace of each run
         self.visibility = visibility
         self.request_from = request_from
         self.mcp_sources: dict[str, str] = dict(mcp_sources or {})

@@ -19,6 +19,7 @@ from typing import Any, cast, get_type_hints
 from pydantic import ConfigDict, create_model
 
 from ..errors import SchemaError, UserError
+from ..telemetry._catalog_loads import catalog_span, loaded
 from ._catalog import Catalog, CatalogLimits, ToolSpec
 
 __all__ = ["CallableSource", "call_arguments", "callable_spec", "describe_callable"]
@@ -176,5 +177,6 @@ class CallableSource:
         return cls(name=name, functions=by_name)
 
     def load(self, limits: CatalogLimits | None = None) -> Catalog:
-        specs = [callable_spec(func, name=tool_name) for tool_name, func in self.functions.items()]
-        return Catalog.from_specs(self.name, specs, limits)
+        with catalog_span(self.name, "callables") as span:
+            specs = [callable_spec(func, name=tool_name) for tool_name, func in self.functions.items()]
+            return loaded(span, Catalog.from_specs(self.name, specs, limits))

@@ -31,6 +31,7 @@ from ..errors import (
     SourceError,
     UserError,
 )
+from ..telemetry._catalog_loads import catalog_span, loaded
 from ._catalog import Catalog, CatalogLimits, ToolSpec
 from ._mcp_names import http_source_name, stdio_source_name
 
@@ -410,11 +411,12 @@ class McpSource:
         (with `connect_timeout` set: connecting within it, then listing within `timeout`).
         Bad tools are skipped and reported, and so is a listing cut short by `limits`."""
         limits = limits or CatalogLimits()
-        shared = self.connect_timeout is None
-        deadline = anyio.current_time() + self._connect_seconds
-        async with self.connect(deadline=deadline) as client:
-            listing = await self._listing(client, limits, deadline if shared else None)
-        return self._catalog_of(listing, limits)
+        with catalog_span(self.name, "mcp") as span:
+            shared = self.connect_timeout is None
+            deadline = anyio.current_time() + self._connect_seconds
+            async with self.connect(deadline=deadline) as client:
+                listing = await self._listing(client, limits, deadline if shared else None)
+            return loaded(span, self._catalog_of(listing, limits))
 
 
 def _log_initialised(label: str, client: Client, seconds: float) -> None:

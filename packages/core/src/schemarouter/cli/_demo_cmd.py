@@ -27,6 +27,7 @@ from ..evidence._report import EvidenceCase, EvidenceReport
 from ..visibility._config import RoutingConfig
 from ._common import add_verbose_argument, count, emit_json, printable, stderr, stdout
 from ._demo_conversation import converse, render_conversation
+from ._trace import console_trace
 
 __all__ = ["EXAMPLE", "register"]
 
@@ -236,6 +237,15 @@ async def run_all(
 
 
 def run(args: argparse.Namespace) -> int:
+    stop_trace = console_trace(service="schemarouter-demo") if args.trace else None
+    try:
+        return _run(args)
+    finally:
+        if stop_trace is not None:
+            stop_trace()
+
+
+def _run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     artifacts = Path(args.artifacts)
     stderr.print(
@@ -293,4 +303,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--adapter", action="append", default=[], help="run only this adapter (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the evidence reports as JSON")
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="print SchemaRouter's OpenTelemetry spans on stderr (needs opentelemetry-sdk)",
+    )
     parser.set_defaults(handler=run)

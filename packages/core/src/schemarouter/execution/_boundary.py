@@ -17,6 +17,7 @@ import dataclasses
 from .._defaults import DEFAULT_K
 from ..errors import ToolCallError, require_k
 from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
+from ..telemetry._execution_checks import executed, execution_span
 from ._calls import Attempt, ToolResult, call_cleared
 from ._plan_checks import ClearedCall, check_plan
 from ._plans import (
@@ -74,7 +75,8 @@ async def _run(router: Router, plan: ExecutionPlan, cleared: tuple[ClearedCall, 
 
 async def run_plan(router: Router, plan: ExecutionPlan, config: RunConfig | None) -> ToolResult:
     """`router.ainvoke`'s last step: every check except the shortlist, then the call."""
-    return await _run(router, plan, await check_plan(router, plan, config))
+    with execution_span(plan, router.catalog, "planned") as span:
+        return executed(span, await _run(router, plan, await check_plan(router, plan, config)))
 
 
 async def execute_selective_plan(
@@ -107,8 +109,9 @@ async def execute_selective_plan(
     if k is not None:
         require_k(k)
     require_policy(policy, "policy")
-    cleared = await check_plan(router, plan, config, retrieval=retrieval, abstention=policy, k=k)
-    return await _run(router, plan, cleared)
+    with execution_span(plan, router.catalog, "selective") as span:
+        cleared = await check_plan(router, plan, config, retrieval=retrieval, abstention=policy, k=k)
+        return executed(span, await _run(router, plan, cleared))
 
 
 async def ainvoke_selective(

@@ -39,6 +39,7 @@ from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
 from ..errors import RoutingError, SessionStateError, UserError
 from ..retrieval._results import RouteOutcome
+from ..telemetry._decisions import find_tools_span, found, offered, routing_span
 from ._allow_set import AllowSet, AllowSetProvider, require_provider
 from ._find_tools import FIND_TOOLS, FindToolsResult, FoundTool, one_line
 from ._session_state import SessionKey, SessionState, principal_key, request_key, session_key
@@ -302,6 +303,10 @@ class RoutingSession:
 
     def offer(self, request: str) -> SessionOffer:
         """What the model may see for `request` on this step (see the module docstring)."""
+        with routing_span("session.offer") as span:
+            return offered(span, self._step(request), self._state)
+
+    def _step(self, request: str) -> SessionOffer:
         if not isinstance(request, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"request must be a string, got {type(request).__name__}")
         key = request_key(request)
@@ -353,6 +358,10 @@ class RoutingSession:
         the allow-set left out. Each tool found is checked with the provider's `permits` before
         it is added. Runs no tool body; at most `find_results` tools per call and
         `find_calls_per_turn` calls per turn."""
+        with find_tools_span() as span:
+            return found(span, self._find(query), self._state, FIND_TOOLS.name)
+
+    def _find(self, query: str) -> FindToolsResult:
         limits = self._limits
         text = query.strip() if isinstance(query, str) else ""  # pyright: ignore[reportUnnecessaryIsInstance]
         if not limits.find_tools:

@@ -28,6 +28,7 @@ from ..retrieval._gate import (
 )
 from ..retrieval._index import LexicalIndex
 from ..retrieval._results import RouteReason
+from ..telemetry._decisions import decided, routing_span
 from ._allow_set import AllowSet, DecisionReason, ToolDecision
 
 __all__ = ["Visibility"]
@@ -263,7 +264,8 @@ class Visibility:
 
         Its `decisions` are worked out when first read (see `AllowSet`).
         """
-        return self._ruled(query, principal, self._k, self._abstention)
+        with routing_span("allow_set") as span:
+            return decided(span, self._ruled(query, principal, self._k, self._abstention), self, self._k)
 
     def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
         """A wider allow-set for `query`, what the find-tools meta-tool searches with: room for
@@ -278,7 +280,8 @@ class Visibility:
         wide = RetrievalAbstentionPolicy(
             min_score=own.min_score if own is not None else 0.0, uncertain_tools=k, runner_ups=k
         )
-        return self._ruled(query, principal, k, wide)
+        with routing_span("search") as span:
+            return decided(span, self._ruled(query, principal, k, wide), self, k)
 
     def _ruled(
         self, query: str, principal: Hashable | None, k: int, policy: RetrievalAbstentionPolicy | None
