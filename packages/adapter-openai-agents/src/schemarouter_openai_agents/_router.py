@@ -187,7 +187,10 @@ class OpenAIAgentsRouter:
             key: Hashable = ("request_error", str(error))
             return self._remember(run_context, key, partial(self._failed, None, error))
         if request is None:
-            missing = MissingRequestError("the run context carries no request")
+            missing = MissingRequestError(
+                "the run context carries no request, so every routed tool is hidden: pass it on every "
+                'run, e.g. Runner.run(agent, message, context={"query": message})'
+            )
             return self._remember(run_context, ("missing",), partial(self._failed, None, missing))
         catalog = _catalog_of(self.visibility)
         try:
@@ -310,7 +313,9 @@ class OpenAIAgentsRouter:
         try:
             request = self._request(tool_context)
             if request is None:
-                raise MissingRequestError("the run context carries no request")
+                raise MissingRequestError(
+                    'the run context carries no request: pass Runner.run(..., context={"query": ...})'
+                )
             conversation, session = self._conversation_of(tool_context, request)
             result = session.find_tools(query)
             self._conversations.save(

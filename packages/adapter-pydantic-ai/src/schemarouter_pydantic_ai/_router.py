@@ -170,7 +170,10 @@ class PydanticAIRouter:
             return self.report_failure("request_error", message, exc)
         if request is None:
             return self.report_failure(
-                "missing_request", "the run context carries no routing request (ctx.deps)", None
+                "missing_request",
+                "the run context carries no routing request, so every routed tool is hidden: pass it in "
+                'deps on every run, e.g. agent.run(message, deps=RoutingRequest(message)) or deps={"query": message}',
+                None,
             )
         if not request.query.strip():
             return self.report_failure(
