@@ -237,8 +237,21 @@ class _RulesForRoutingOnly:
     def router(self):
         return self.source.router
 
+    @property
+    def catalog(self):
+        return self.source.catalog
+
+    def _now(self):
+        return self.unruled if self.searching else self.source
+
     def allow_set(self, query, principal=None):
-        return (self.unruled if self.searching else self.source).allow_set(query, principal)
+        return self._now().allow_set(query, principal)
+
+    def search(self, query, principal=None, *, k):
+        return self._now().search(query, principal, k=k)
+
+    def permits(self, route, principal=None):
+        return self._now().permits(route, principal)
 
 
 class _UnruledSearch(FakeAgent):
@@ -677,13 +690,12 @@ def _only_failing(inner_run: Any, driver: str, failing: str, *also: str) -> str:
 
 
 def test_a_search_without_the_rules_fails_the_find_tools_rules_test(inner_run: Any) -> None:
+    # The session asks the provider's permits of every tool on the next step, so the leaked tools
+    # are not offered then; the result text still names them, which the test catches.
     text = _only_failing(inner_run, "UnruledFindDriver", "test_find_tools_reveals_only_what_routing_allows")
     assert "find-tools did not search under routing's rules and principal:" in text
-    assert "principal 'member' searching 'delete customer': the next step was offered [" in text
-    assert "with ['delete_invoice'], which routing hides from this principal" in text
-    assert "with ['delete_customer', 'delete_invoice'], which routing hides from this principal" in text
+    assert "principal 'member' searching 'delete customer': the find-tools result names hidden [" in text
     assert "principal 'guest' searching 'delete customer': the find-tools result names hidden [" in text
-    assert "then calling hidden delete_invoice: 'ran', expected 'refused_hidden'" in text
     assert "Fix: answer find-tools with `session.find_tools(query)` of the run's own conversation" in text
 
 
@@ -699,7 +711,13 @@ def test_found_tools_without_approval_fail_the_found_tool_approval_test(inner_ru
 
 
 def test_a_list_started_over_each_turn_fails_the_growing_list_test(inner_run: Any) -> None:
-    text = _only_failing(inner_run, "ListPerRequestDriver", "test_conversation_list_only_grows")
+    # a list started over per request also loses a kept tool when the rule that hid it is lifted
+    text = _only_failing(
+        inner_run,
+        "ListPerRequestDriver",
+        "test_conversation_list_only_grows",
+        "test_rule_change_mid_conversation_holds",
+    )
     assert "the conversation's tool list did not grow as a prefix:" in text
     assert "turn 2 ('what is the weather forecast for Paris this week') was offered ['find_tools', " in text
     assert "which does not start with turn 1's ['find_tools', " in text
@@ -714,7 +732,14 @@ def test_another_find_tools_schema_fails_the_growing_list_test(inner_run: Any) -
 
 
 def test_one_session_for_all_conversations_fails_the_isolation_test(inner_run: Any) -> None:
-    text = _only_failing(inner_run, "SharedConversationDriver", "test_conversations_do_not_mix")
+    # it also keeps state where no conversation's own runs find it, so the state tests find none
+    text = _only_failing(
+        inner_run,
+        "SharedConversationDriver",
+        "test_conversations_do_not_mix",
+        "test_stored_state_cannot_grant_a_tool",
+        "test_relabelled_state_is_refused",
+    )
     assert "concurrent conversations saw other tools than their own:" in text
     assert "conversation 'right-0', the first request: offered ['find_tools', " in text
     assert "with another conversation's ['get_weather_forecast']\n" in text  # nothing of its own missing

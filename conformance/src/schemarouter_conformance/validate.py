@@ -68,11 +68,8 @@ async def validate_openai_agents(
 ) -> EvidenceReport:
     """Validate the OpenAI Agents adapter with `config` (default `RoutingConfig()`); `driver`
     defaults to `OpenAIAgentsDriver(cache_tools_list=True)`."""
-    from agents import set_tracing_disabled
-
     from .drivers.openai_agents import OpenAIAgentsDriver
 
-    set_tracing_disabled(True)
     return await _validate(
         "openai-agents", driver or OpenAIAgentsDriver(cache_tools_list=True), config, artifacts_dir
     )
@@ -115,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     adapter, rest = args[0], args[1:]
+    if adapter == "openai-agents":
+        from agents import set_tracing_disabled
+
+        set_tracing_disabled(True)  # the command runs offline: no trace export (no key, no network)
     return validation_command(
         _RUNNERS[adapter],
         prog=f"python -m schemarouter_conformance.validate {adapter}",

@@ -376,7 +376,9 @@ def test_find_tools_answers_at_most_its_limit_per_turn_whatever_the_call_ids(
     saved = run.output[SESSIONS_STATE_KEY]["t-limit"]
     assert saved["find_calls"] <= 5
     if same_id:
-        assert provider.searches == ["weather"]  # the same id is the same call: one search, one answer
+        # the same id is the same call: one search (whichever of the parallel calls ran first)
+        assert len(provider.searches) == 1
+        assert provider.searches[0] in queries
     else:
         refused = [m for m in run.results(FIND_TOOLS.name) if "No more tool searches" in m.text]
         assert len(refused) == 3
