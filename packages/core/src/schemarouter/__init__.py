@@ -38,6 +38,7 @@ from ._defaults import DEFAULT_K
 from ._router import SchemaRouter
 from .catalog import CallableSource, Catalog, CatalogLimits, McpSource, ToolSpec
 from .errors import (
+    EncoderError,
     PolicyViolationError,
     RoutingError,
     RuntimeFailure,
@@ -94,6 +95,7 @@ __all__ = [
     "CallableSource",
     "Catalog",
     "CatalogLimits",
+    "EncoderError",
     "ExecutionPlan",
     "ExecutionPolicy",
     "HybridPolicy",

@@ -16,6 +16,7 @@ transports, tools). No-route is *not* an error: it is a normal result
         │   ├── ServerTimeoutError      no answer within the configured time
         │   └── ServerProtocolError     the server answered with something that is not MCP
         ├── RoutingError            the router itself failed (adapters fail closed on it)
+        │   └── EncoderError            a text encoder (its model or embeddings endpoint) failed
         └── ToolCallError           a tool call failed
             ├── ToolExecutionError      the tool ran and reported an error
             └── ToolTransportError      the call never got a tool answer
@@ -25,6 +26,7 @@ transports, tools). No-route is *not* an error: it is a normal result
 from __future__ import annotations
 
 __all__ = [
+    "EncoderError",
     "PolicyViolationError",
     "RoutingError",
     "RuntimeFailure",
@@ -107,6 +109,24 @@ class ServerProtocolError(SourceError):
 
 class RoutingError(RuntimeFailure):
     """The router failed while computing an allow-set; adapters hide routed tools on it."""
+
+
+class EncoderError(RoutingError):
+    """A text encoder could not turn texts into vectors: its embeddings endpoint answered with an
+    error, timed out or sent vectors that do not fit, or its model failed to run.
+
+    `reason` is a stable, machine-readable code: `timeout`, `connection`, `http_status` (the
+    endpoint's status in `status`), `bad_response` (not the JSON an embeddings API answers),
+    `wrong_dimension`, `model_failed`. `encoder` names the encoder. A `RoutingError`, so every
+    caller and adapter fails closed on it.
+    """
+
+    def __init__(self, encoder: str, reason: str, message: str, *, status: int | None = None) -> None:
+        super().__init__(f"encoder {encoder}: [{reason}] {message}")
+        self.encoder = encoder
+        self.reason = reason
+        self.status = status
+        self.detail = message
 
 
 class ToolCallError(RuntimeFailure):
