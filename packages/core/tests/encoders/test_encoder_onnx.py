@@ -3,8 +3,6 @@ fail-closed setup errors, and the lazy import of its extra."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -141,20 +139,3 @@ def test_fastembed_models_bring_their_own_pooling(tiny_onnx_model: Path) -> None
 def test_bad_settings_are_refused_at_construction(options: dict[str, object]) -> None:
     with pytest.raises(UserError):
         FastEmbedEncoder("test/x", **options)  # type: ignore[arg-type]
-
-
-def test_constructing_imports_nothing_and_a_missing_extra_is_named() -> None:
-    code = (
-        "import sys; sys.modules['fastembed'] = None\n"
-        "from schemarouter import SchemaRouter, UserError\n"
-        "from schemarouter.retrieval import FastEmbedEncoder\n"
-        "encoder = FastEmbedEncoder('BAAI/bge-small-en-v1.5')\n"
-        "assert 'onnxruntime' not in sys.modules\n"
-        "try:\n"
-        "    SchemaRouter.from_callables([len]).with_semantic(encoder)\n"
-        "except UserError as exc:\n"
-        "    print(exc); sys.exit(0 if 'schemarouter-core[onnx]' in str(exc) else 2)\n"
-        "sys.exit(1)\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
