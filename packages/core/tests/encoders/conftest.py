@@ -96,9 +96,17 @@ def concept_vector(text: str) -> list[float]:
     return [float(x) for x in out]
 
 
-def build_onnx_model(folder: Path, weights: np.ndarray, words: dict[str, tuple[float, ...]] = WORDS) -> Path:
+def build_onnx_model(
+    folder: Path,
+    weights: np.ndarray,
+    words: dict[str, tuple[float, ...]] = WORDS,
+    *,
+    mask_first: bool = False,
+) -> Path:
     """A model folder: `model.onnx` (input_ids -> last_hidden_state by a Gather from `weights`)
-    and the tokenizer files fastembed reads (lowercase words, [CLS] a b [SEP])."""
+    and the tokenizer files fastembed reads (lowercase words, [CLS] a b [SEP]). With
+    `mask_first`, the graph's first output is the attention mask as floats (batch, tokens), as
+    some exports list another output before the token states."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
@@ -124,9 +132,13 @@ def build_onnx_model(folder: Path, weights: np.ndarray, words: dict[str, tuple[f
     states = helper.make_tensor_value_info(
         "last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", int(weights.shape[1])]
     )
-    gather = helper.make_node("Gather", ["embeddings", "input_ids"], ["last_hidden_state"], axis=0)
+    nodes = [helper.make_node("Gather", ["embeddings", "input_ids"], ["last_hidden_state"], axis=0)]
+    outputs = [states]
+    if mask_first:
+        nodes.append(helper.make_node("Cast", ["attention_mask"], ["mask"], to=TensorProto.FLOAT))
+        outputs.insert(0, helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "tokens"]))
     graph = helper.make_graph(
-        [gather], "tiny-encoder", inputs, [states], [numpy_helper.from_array(weights, "embeddings")]
+        nodes, "tiny-encoder", inputs, outputs, [numpy_helper.from_array(weights, "embeddings")]
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8  # read by every onnxruntime this project supports

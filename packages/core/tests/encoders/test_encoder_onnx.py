@@ -42,6 +42,18 @@ def test_cls_pooling_takes_the_first_token(tmp_path: Path) -> None:
     assert np.array_equal(encoder.encode(["weather"])[0], weights[2])
 
 
+def test_the_output_holding_the_token_states_can_be_named(tmp_path: Path) -> None:
+    folder = build_onnx_model(tmp_path / "two-outputs", table(), mask_first=True)
+    with pytest.raises(UserError, match="could not load"):  # the first output is no token states
+        FastEmbedEncoder("test/tiny-first-output", path=folder, pooling="mean").load()
+    encoder = FastEmbedEncoder(
+        "test/tiny-named-output", path=folder, pooling="mean", output_name="last_hidden_state"
+    )
+    np.testing.assert_allclose(
+        encoder.encode(["weather forecast"])[0], _expected("weather forecast"), rtol=1e-6
+    )
+
+
 def test_tool_texts_in_batches_match_one_at_a_time(tiny_onnx_model: Path) -> None:
     """Tool texts are batched (padding inside); each row is still its text's own vector."""
     encoder = FastEmbedEncoder("test/tiny-batch", path=tiny_onnx_model, pooling="mean", batch_size=8)
@@ -118,7 +130,7 @@ def test_a_broken_model_file_is_a_setup_error(tiny_onnx_model: Path) -> None:
 
 def test_one_name_with_two_poolings_is_refused(tiny_onnx_model: Path) -> None:
     FastEmbedEncoder("test/tiny-twice", path=tiny_onnx_model, pooling="mean").load()
-    with pytest.raises(UserError, match="another model file or pooling"):
+    with pytest.raises(UserError, match="another model file, pooling or output"):
         FastEmbedEncoder("test/tiny-twice", path=tiny_onnx_model, pooling="cls").load()
 
 

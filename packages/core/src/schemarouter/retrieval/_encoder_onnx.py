@@ -40,7 +40,8 @@ class FastEmbedEncoder:
     the ONNX file (`model.onnx` or `onnx/model.onnx`, or `model_file`) and the tokenizer files
     (`tokenizer.json`, `tokenizer_config.json`, `special_tokens_map.json`, `config.json`): nothing
     is downloaded then. `pooling` is how your own model's token states become one vector
-    (`mean` over the tokens, or the `cls` token's); fastembed's models bring their own.
+    (`mean` over the tokens, or the `cls` token's), and `output_name` the graph output that
+    holds them when it is not the first; fastembed's models bring their own.
 
     `threads` is onnxruntime's intra-op thread count (1: a request is routed on one thread; None:
     onnxruntime's default, every core). `latin_script_only=True` says the model was trained on
@@ -58,6 +59,7 @@ class FastEmbedEncoder:
         path: str | Path | None = None,
         pooling: Pooling | None = None,
         model_file: str | None = None,
+        output_name: str | None = None,
         threads: int | None = 1,
         batch_size: int = 32,
         cache_dir: str | Path | None = None,
@@ -76,6 +78,7 @@ class FastEmbedEncoder:
         self._path = Path(path) if path is not None else None
         self._pooling = pooling
         self._model_file = model_file
+        self._output_name = output_name
         self._threads = threads
         self._batch_size = batch_size
         self._cache_dir = str(cache_dir) if cache_dir is not None else None
@@ -195,10 +198,13 @@ class FastEmbedEncoder:
             for known in text_embedding.list_supported_models():
                 if str(known["model"]).lower() != self._model_name.lower():
                     continue
-                if known.get("model_file") != model_file or _custom_pooling(self._model_name) != pooling:
+                if known.get("model_file") != model_file or _custom_config(self._model_name) != (
+                    pooling,
+                    self._output_name,
+                ):
                     raise UserError(
                         f"{_WHO}: {self._model_name!r} is already known to fastembed with another "
-                        "model file or pooling in this process; give this model another name"
+                        "model file, pooling or output in this process; give this model another name"
                     )
                 return
             text_embedding.add_custom_model(
@@ -208,11 +214,12 @@ class FastEmbedEncoder:
                 sources=described.ModelSource(hf=self._model_name),
                 dim=0,  # read from the model once it runs
                 model_file=model_file,
+                output_name=self._output_name,
             )
 
 
-def _custom_pooling(model: str) -> Any:
-    """The pooling fastembed's registry of custom models holds for `model`, or None."""
+def _custom_config(model: str) -> tuple[Any, Any]:
+    """The pooling and output name fastembed's registry of custom models holds for `model`."""
     custom = optional_module("fastembed.text.custom_text_embedding", "onnx", _WHO)
     config = custom.CustomTextEmbedding.POSTPROCESSING_MAPPING.get(model)
-    return getattr(config, "pooling", None)
+    return getattr(config, "pooling", None), getattr(config, "output_name", None)
