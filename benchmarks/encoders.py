@@ -1,7 +1,7 @@
 """Sentence encoders for the semantic side of hybrid routing, side by side.
 
     python benchmarks/encoders.py [--split heldout|dev] [--encoders KEY ...] [--json]
-                                  [--limit N] [--repeat N] [--threads N] [--no-latency]
+                                  [--limit N] [--repeat N] [--threads N] [--no-latency | --latency-only]
 
 `SchemaRouter(catalog).with_semantic()` fuses the lexical index with `WordLlamaEncoder` (static
 256-d word vectors shipped in the `wordllama` wheel). This script measures the library's other
@@ -619,7 +619,13 @@ def fresh_load_seconds(key: str, threads: int) -> float:
 
 
 def run(
-    keys: Sequence[str], split: Split, limit: int, repeat: int, threads: int, latency: bool
+    keys: Sequence[str],
+    split: Split,
+    limit: int,
+    repeat: int,
+    threads: int,
+    latency: bool,
+    quality_wanted: bool = True,
 ) -> dict[str, Any]:
     everything = metatool_single_tool(split)
     # The file is grouped by tool: an even stride represents every tool (as hybrid.py does).
@@ -662,27 +668,13 @@ def run(
             print(f"skipping {key}: {report['skipped'][key]}", file=sys.stderr)
             continue
         load_s = time.perf_counter() - start
-        start = time.perf_counter()
-        meta = EncoderModes(meta_catalog, encoder)
-        live = EncoderModes(live_catalog, encoder)
-        build_s = time.perf_counter() - start
-        hits: dict[str, list[float]] = {}
-        for mode in MODES:
-            recall5, recall1 = top_hits(meta, mode, routing)
-            hits[f"{mode}_metatool_recall@1"] = recall1
-            hits[f"{mode}_metatool_recall@5"] = recall5
-            hits[f"{mode}_livemcpbench_recall@5"] = top_hits(live, mode, live_tasks)[0]
-        quality = {metric: statistics.fmean(values) for metric, values in hits.items()}
-        per_query[key] = hits
-        task1_all[key] = scores = task1_scores(meta, task1)
         entry: dict[str, Any] = {
             "name": encoder.name,
             "dim": encoder.dim,
             "model": spec.model,
-            "quality": quality,
-            "task1": task1_summary(scores),
+            "quality": {},
+            "task1": {},
             "load_in_process_s": load_s,
-            "dev_catalogs_build_s": build_s,
             "install": spec.install_sizes(),
             "licence": {
                 "code": {d: dist_licence(d) for d in (*spec.packages, *spec.data_only)},
@@ -690,6 +682,21 @@ def run(
             },
             "versions": {d: metadata.version(d) for d in (*spec.packages, *spec.data_only)},
         }
+        if quality_wanted:
+            start = time.perf_counter()
+            meta = EncoderModes(meta_catalog, encoder)
+            live = EncoderModes(live_catalog, encoder)
+            entry["dev_catalogs_build_s"] = time.perf_counter() - start
+            hits: dict[str, list[float]] = {}
+            for mode in MODES:
+                recall5, recall1 = top_hits(meta, mode, routing)
+                hits[f"{mode}_metatool_recall@1"] = recall1
+                hits[f"{mode}_metatool_recall@5"] = recall5
+                hits[f"{mode}_livemcpbench_recall@5"] = top_hits(live, mode, live_tasks)[0]
+            entry["quality"] = {metric: statistics.fmean(values) for metric, values in hits.items()}
+            per_query[key] = hits
+            task1_all[key] = scores = task1_scores(meta, task1)
+            entry["task1"] = task1_summary(scores)
         if speed_catalog is not None:
             entry["speed"] = speed(encoder, speed_catalog, speed_queries, repeat)
             entry["load_fresh_process_s"] = fresh_load_seconds(key, threads)
@@ -741,28 +748,32 @@ def _print(report: dict[str, Any]) -> None:
         rows += [
             (
                 f"MetaTool recall@1, {mode} ({half})",
-                lambda e, m=mode: e["quality"][f"{m}_metatool_recall@1"],
+                lambda e, m=mode: e["quality"].get(f"{m}_metatool_recall@1"),
                 3,
             ),
             (
                 f"MetaTool recall@5, {mode} ({half})",
-                lambda e, m=mode: e["quality"][f"{m}_metatool_recall@5"],
+                lambda e, m=mode: e["quality"].get(f"{m}_metatool_recall@5"),
                 3,
             ),
             (
                 f"LiveMCPBench gold recall@5, {mode} ({half})",
-                lambda e, m=mode: e["quality"][f"{m}_livemcpbench_recall@5"],
+                lambda e, m=mode: e["quality"].get(f"{m}_livemcpbench_recall@5"),
                 3,
             ),
         ]
     rows += [
-        ("Task1 AUROC, hybrid confidence", lambda e: e["task1"]["auroc"], 3),
-        ("Task1 false acceptance @ 5% over-rejection", lambda e: e["task1"]["false_acceptance_at_5"], 3),
-        ("Task1 false acceptance @ 10% over-rejection", lambda e: e["task1"]["false_acceptance_at_10"], 3),
-        ("Task1 default gate: over-rejection", lambda e: e["task1"]["default_over_rejection"], 3),
-        ("Task1 default gate: false acceptance", lambda e: e["task1"]["default_false_acceptance"], 3),
-        ("Task1 AUROC, best cosine alone", lambda e: e["task1"]["semantic_auroc"], 3),
-        ("Task1 mean cosine to all tools", lambda e: e["task1"]["mean_cosine_to_all_tools"], 3),
+        ("Task1 AUROC, hybrid confidence", lambda e: e["task1"].get("auroc"), 3),
+        ("Task1 false acceptance @ 5% over-rejection", lambda e: e["task1"].get("false_acceptance_at_5"), 3),
+        (
+            "Task1 false acceptance @ 10% over-rejection",
+            lambda e: e["task1"].get("false_acceptance_at_10"),
+            3,
+        ),
+        ("Task1 default gate: over-rejection", lambda e: e["task1"].get("default_over_rejection"), 3),
+        ("Task1 default gate: false acceptance", lambda e: e["task1"].get("default_false_acceptance"), 3),
+        ("Task1 AUROC, best cosine alone", lambda e: e["task1"].get("semantic_auroc"), 3),
+        ("Task1 mean cosine to all tools", lambda e: e["task1"].get("mean_cosine_to_all_tools"), 3),
     ]
     if any("speed" in e for e in encoders.values()):
         rows += [
@@ -820,6 +831,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per latency query")
     parser.add_argument("--threads", type=int, default=1, help="threads per encoder")
     parser.add_argument("--no-latency", action="store_true", help="quality only")
+    parser.add_argument("--latency-only", action="store_true", help="speed, load time and size only")
     parser.add_argument("--load-only", choices=sorted(ENCODERS), help=argparse.SUPPRESS)
     parser.add_argument("--serve", choices=sorted(ENCODERS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -831,7 +843,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         loaded(ENCODERS[args.load_only], args.threads)
         print(json.dumps({"load_s": time.perf_counter() - start}))
         return 0
-    report = run(args.encoders, args.split, args.limit, args.repeat, args.threads, not args.no_latency)
+    report = run(
+        args.encoders,
+        args.split,
+        args.limit,
+        args.repeat,
+        args.threads,
+        not args.no_latency,
+        not args.latency_only,
+    )
     report["versions"]["platform"] = platform.platform()
     if hasattr(os, "getloadavg"):  # how busy the host was: wall-clock latency depends on it
         report["load_average_at_end"] = [round(load, 2) for load in os.getloadavg()]
