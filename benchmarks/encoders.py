@@ -69,6 +69,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -452,6 +453,8 @@ atexit.register(LoopbackEndpoint.stop_all)
 
 def serve(key: str, threads: int) -> None:
     """Serve encoder `key` as an embeddings endpoint on a free loopback port (printed first)."""
+    # stopped by SIGTERM: exit normally, so that the model folder made for it is removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     encoder = loaded(ENCODERS[key], threads)
 
     class Handler(BaseHTTPRequestHandler):
