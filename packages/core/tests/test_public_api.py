@@ -91,6 +91,10 @@ def test_moved_names_still_import_with_a_deprecation_warning() -> None:
     [
         pytest.param(("agents", "pydantic_ai", "langchain", "langchain_core", "langgraph"), id="frameworks"),
         pytest.param(("wordllama", "tokenizers", "safetensors"), id="semantic-extra"),
+        pytest.param(
+            ("fastembed", "onnxruntime", "sentence_transformers", "torch", "transformers"),
+            id="encoder-extras",
+        ),
         # the MCP client (most of a second to import) loads when a server is first reached
         pytest.param(("mcp", "httpx2"), id="mcp-client"),
     ],

@@ -40,6 +40,7 @@ from ._router import SchemaRouter
 from .catalog import CallableSource, Catalog, CatalogLimits, McpSource, ToolSpec
 from .errors import (
     AdapterSetupError,
+    EncoderError,
     MissingConversationError,
     MissingRequestError,
     PolicyViolationError,
@@ -100,6 +101,7 @@ __all__ = [
     "CallableSource",
     "Catalog",
     "CatalogLimits",
+    "EncoderError",
     "ExecutionPlan",
     "ExecutionPolicy",
     "HybridPolicy",

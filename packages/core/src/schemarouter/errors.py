@@ -19,8 +19,9 @@ transports, tools). No-route is *not* an error: it is a normal result
         ├── RoutingError            the router itself failed (adapters fail closed on it)
         │   ├── SessionStateError       a saved conversation state refused: its seal fails, or it
         │   │                           belongs to another conversation or principal, or is over limits
-        │   └── MissingRequestError     an adapter's run carries no request to route
-        │       └── MissingConversationError   conversation mode, and the run names no conversation
+        │   ├── MissingRequestError     an adapter's run carries no request to route
+        │   │   └── MissingConversationError   conversation mode, and the run names no conversation
+        │   └── EncoderError            a text encoder (its model or embeddings endpoint) failed
         └── ToolCallError           a tool call failed
             ├── ToolExecutionError      the tool ran and reported an error
             └── ToolTransportError      the call never got a tool answer
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 __all__ = [
     "AdapterSetupError",
+    "EncoderError",
     "MissingConversationError",
     "MissingRequestError",
     "PolicyViolationError",
@@ -137,6 +139,24 @@ class MissingRequestError(RoutingError):
 
 class MissingConversationError(MissingRequestError):
     """Conversation mode, and the run names no conversation: every routed tool stays hidden."""
+
+
+class EncoderError(RoutingError):
+    """A text encoder could not turn texts into vectors: its embeddings endpoint answered with an
+    error, timed out or sent vectors that do not fit, or its model failed to run.
+
+    `reason` is a stable, machine-readable code: `timeout`, `connection`, `http_status` (the
+    endpoint's status in `status`), `bad_response` (not the JSON an embeddings API answers),
+    `wrong_dimension`, `model_failed`. `encoder` names the encoder. A `RoutingError`, so every
+    caller and adapter fails closed on it.
+    """
+
+    def __init__(self, encoder: str, reason: str, message: str, *, status: int | None = None) -> None:
+        super().__init__(f"encoder {encoder}: [{reason}] {message}")
+        self.encoder = encoder
+        self.reason = reason
+        self.status = status
+        self.detail = message
 
 
 class ToolCallError(RuntimeFailure):

@@ -32,6 +32,7 @@ __all__ = [
     "clause_spans",
     "clauses",
     "encoder_reads",
+    "latin_script",
     "semantic_available",
     "tool_text",
 ]
@@ -53,6 +54,11 @@ class TextEncoder(Protocol):
     Optionally, `encode_spans(text, spans)` returns the same kind of array for `text` and each
     `(start, end)` character span of it (a request and its clauses, see `clause_spans`); without
     it, the clause texts are passed to `encode` with the request.
+
+    Optionally, `encode_tools(texts)` returns the same kind of array for tool texts, for models
+    that embed a search request and the documents it searches differently (a query prompt, a
+    passage prompt); the tool vectors are then made with it, and requests with `encode`. Without
+    it, tool texts go through `encode` too.
 
     Optionally, `reads(text) -> bool` says whether the encoder's cosines for `text` mean
     anything (a model trained on English text does not read Chinese). For a request it does
@@ -99,6 +105,17 @@ def _mean_into(out: NDArray[np.float32], row: int, table: NDArray[np.float32], i
         # `take` + `sum` / n: the same float32 values as `mean`, with less overhead per call.
         summed: NDArray[np.float32] = np.take(table, ids, axis=0).sum(axis=0)
         out[row] = summed / np.float32(len(ids))
+
+
+def latin_script(text: str) -> bool:
+    """Whether at least half the letters of `text` are Latin (Basic Latin to Latin Extended-B):
+    the `reads` of an encoder whose model was trained on English text (see `TextEncoder`)."""
+    letters = latin = 0
+    for char in text:
+        if char.isalpha():
+            letters += 1
+            latin += char < "\u0250"  # Basic Latin to Latin Extended-B
+    return 2 * latin >= letters
 
 
 _FEW_TEXTS = 16
@@ -167,12 +184,7 @@ class WordLlamaEncoder:
         """Whether `text` is mostly in Latin script, the script WordLlama's training text is
         in: its cosines for Chinese, Korean or Cyrillic requests are noise (a Chinese weather
         request came out closer to a Korean e-mail tool than to unrelated English ones)."""
-        letters = latin = 0
-        for char in text:
-            if char.isalpha():
-                letters += 1
-                latin += char < "\u0250"  # Basic Latin to Latin Extended-B
-        return 2 * latin >= letters
+        return latin_script(text)
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         model = self._ensure_model()  # first: a missing extra is a UserError, not an ImportError
@@ -369,8 +381,10 @@ class SemanticIndex:
             # Similar lengths batched together pad less; the rows are put back in route order.
             order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
             ordered = [texts[i] for i in order]
+            encode_tools = getattr(encoder, "encode_tools", None)
+            encode = encode_tools if callable(encode_tools) else encoder.encode
             encoded = _normalised_rows(
-                _encoder_call(name, "on the tool texts", lambda: encoder.encode(ordered)),
+                _encoder_call(name, "on the tool texts", lambda: encode(ordered)),
                 len(texts),
                 dim,
                 name,
