@@ -40,10 +40,10 @@ from ..catalog._mcp import McpSource
 from ..catalog._stored import catalog_from_record, catalog_record
 from ..errors import SnapshotError, UserError
 from ..execution._policy import ExecutionPolicy
-from ..retrieval._gate import LexicalGate
 from ..retrieval._hybrid import HybridPolicy, HybridRetriever
 from ..retrieval._index import IndexSettings, LexicalIndex
 from ..retrieval._index_store import WORD_LISTS, IndexArrays, settings_record
+from ..retrieval._offer import LexicalGate
 from ..retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
 from ._file import read_sections, write_sections
 
