@@ -148,13 +148,18 @@ def refused_verdicts(
     """The tools not `offered`, best ranked first, with why (at most
     `settings.reported_dropped` besides the hidden ones): a static rule, the gate's reason, or
     `beyond_k` for a tool the gate would keep past the offer; when the offer was filled from the
-    ranking, also for any tool with evidence (only k hid it)."""
+    ranking, also for a tool with evidence too weak to route (only k hid it). A tool under the
+    policy's `min_score` keeps that reason."""
     # k=0: every tool past the offer that the gate would keep is reported `beyond_k`
     _, dropped = verdicts(ranking, 0, policy, settings, hidden, offered={v.doc for v in offered})
     if not offered or not (policy if policy is not None else DEFAULT_ABSTENTION).fills():
         return dropped
     hidden = hidden or {}
-    return [v._replace(reason="beyond_k") if v.score > 0.0 and v.doc not in hidden else v for v in dropped]
+    weak = ("weak_evidence", "no_identifier_signal")
+    return [
+        v._replace(reason="beyond_k") if v.score > 0.0 and v.reason in weak and v.doc not in hidden else v
+        for v in dropped
+    ]
 
 
 def gate(
