@@ -44,13 +44,13 @@ class RetrievalAbstentionPolicy:
 
     `uncertain_tools`: when no tool earns a confident route but some have weak evidence (a
     request word hits them, the semantic side finds them close, or their score is under
-    `min_score`), up to this many of them, best first, are offered anyway: the `uncertain`
-    outcome (`Retrieval.uncertain`, `AllowSet.outcome`). Hiding a tool that fits costs a user
-    the task; showing three that might costs a few hundred bytes of prompt. No route is left
-    for requests with no evidence for any tool. 0 turns the uncertain outcome off: weak
-    evidence is then no route, as before 0.1.
+    `min_score`), tools are offered anyway: the `uncertain` outcome (`Retrieval.uncertain`,
+    `AllowSet.outcome`). In the `gated` offer, up to this many of them, best first. Hiding a
+    tool that fits costs a user the task; showing a few that might costs a few hundred bytes of
+    prompt. No route is left for requests with no evidence for any tool. 0 turns the uncertain
+    outcome off: weak evidence is then no route, and only confident tools are ever offered.
 
-    `runner_ups`: when some tools earn a confident route but fewer than k, up to this many
+    `runner_ups` (`gated` offer only): when some tools earn a confident route but fewer than k, up to this many
     further tools with weak evidence (as above), best first, are offered after them, marked
     `uncertain` (`Retrieval.uncertain`; the outcome stays `route`). A confident route can
     be the wrong tool; a runner-up lets the model reach the tool the gate was unsure of, for

@@ -13,7 +13,7 @@ What each outcome offers:
 | request's outcome | tools offered |
 |---|---|
 | route | the conversation's list (with this request's tools appended), plus find-tools |
-| uncertain | the same: the list, the best few with weak evidence appended, plus find-tools |
+| uncertain | the same: the list, this request's offer (all marked uncertain) appended, plus find-tools |
 | no route | the list so far (nothing new appended), plus find-tools; on a first turn, find-tools alone |
 
 With find-tools off (`SessionLimits(find_tools=False)`), a no-route first turn offers nothing.

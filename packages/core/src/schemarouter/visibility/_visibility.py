@@ -460,7 +460,7 @@ class Visibility:
 
         `report()` gives the retrieval's kept and dropped tools with their scores and reasons;
         the decisions explain them, when they are read. `weak` are the routes of kept tools
-        offered with weak evidence only (runner-ups): when static rules hide every confident
+        offered without a confident route (marked uncertain): when static rules hide every confident
         tool and leave only those, the outcome is uncertain, not a route.
         """
         hidden_routes, always = rules.hidden_routes, rules.always  # not the rules: they hold the index
