@@ -45,10 +45,9 @@ __all__ = ["FILL_RANK_SHARE", "LexicalGate", "gate", "offer_verdicts", "refused_
 FILL_RANK_SHARE = 0.4
 """In lexical mode, an offer (`offer="top_k"`) is filled only with tools whose BM25F ranking score
 is at least this share of the best ranked tool's, or that a request word names (identifier
-evidence): the tail of the ranking past that point is cut. Chosen on the dev half of the development
-data: it cost 0.3 points of MetaTool gold tools offered (0.662 -> 0.659) for half a tool less per
-request (4.7 -> 4.2), and keeps a tool whose name or title is a list of topics out of honest
-allow-sets. find-tools (`offer="search"`) is not cut."""
+evidence): the far tail of the ranking is cut, and a tool whose name or title is a list of
+topics stays out of honest allow-sets. Chosen on the dev half of the development data (see
+docs/decisions.md, "Offers keep the ranking's top k"). find-tools (`offer="search"`) is not cut."""
 
 
 def top_k_verdicts(
@@ -70,7 +69,9 @@ def top_k_verdicts(
         return out
     skip = set(confident)
     rule = policy if policy is not None else DEFAULT_ABSTENTION
-    floor = 0.0 if rule.offer == "search" else max(ranking.ranked.rank_scores, default=0.0) * FILL_RANK_SHARE
+    # the best ranked tool with evidence (not one matched through a prefix alone) sets the floor
+    best = max((rank for _, rank, total, _ in _rows(ranking.ranked) if total > 0.0), default=0.0)
+    floor = 0.0 if rule.offer == "search" else best * FILL_RANK_SHARE
     for doc, rank_score, total, identifier in _rows(ranking.ranked):
         if total <= 0.0 or doc in skip or (hidden and doc in hidden):
             continue
