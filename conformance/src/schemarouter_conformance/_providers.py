@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from schemarouter import AllowSet, AllowSetProvider, SchemaRouter, Visibility
+from schemarouter import AllowSet, AllowSetProvider, Catalog, SchemaRouter, Visibility
 
 __all__ = ["GUEST", "MEMBER", "ChangingVisibility", "PrincipalVisibility"]
 
@@ -32,6 +32,14 @@ class PrincipalVisibility:
     @property
     def router(self) -> SchemaRouter:
         return self.for_everyone.router
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.for_everyone.catalog
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        """The principal's own rules (not recorded: only requests are)."""
+        return (self.for_guests if principal == GUEST else self.for_everyone).permits(route, principal)
 
     def _for(self, principal: Hashable | None) -> Visibility:
         self.principals.append(principal)
@@ -75,6 +83,16 @@ class ChangingVisibility:
         """Answer from the original routing again."""
         self.change_to(self.routing)
 
+    @property
+    def catalog(self) -> Catalog:
+        return self.routing.catalog
+
     def allow_set(self, query: str, principal: Hashable | None = None) -> AllowSet:
         self.asked_since_change += 1
         return self.current.allow_set(query, principal)
+
+    def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
+        return self.current.search(query, principal, k=k)
+
+    def permits(self, route: str, principal: Hashable | None = None) -> bool:
+        return self.current.permits(route, principal)
