@@ -100,7 +100,8 @@ from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._text import text_tokens
 from schemarouter.catalog import Capability
 from schemarouter.retrieval import Candidate, RetrievalAbstentionPolicy, WordLlamaEncoder
-from schemarouter.retrieval._gate import GateSettings, gate
+from schemarouter.retrieval._gate import GateSettings
+from schemarouter.retrieval._offer import gate
 
 MODES = ("lexical", "hybrid")
 GROUPS = ("small", "metatool", "livemcpbench")

@@ -49,8 +49,9 @@ from _datasets import (
 )
 
 from schemarouter import Retrieval, SchemaRouter
-from schemarouter.retrieval._gate import GateSettings, gate
+from schemarouter.retrieval._gate import GateSettings
 from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._offer import gate
 
 RANKING_ONLY = GateSettings(identifier_floor=0.0, evidence_floor=0.0)
 """The gate opened fully: every matched tool is a candidate, in ranking order."""
