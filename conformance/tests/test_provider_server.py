@@ -7,8 +7,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
 import schemarouter_conformance
@@ -19,6 +17,13 @@ from schemarouter_conformance import (
     Text,
     ToolCall,
     ToolSearchCall,
+)
+
+anthropic = pytest.importorskip(
+    "anthropic", reason="the anthropic SDK is a dev dependency (absent where no framework is installed)"
+)
+openai = pytest.importorskip(
+    "openai", reason="the openai SDK is a dev dependency (absent where no framework is installed)"
 )
 
 WEATHER_TOOL = {
@@ -35,11 +40,11 @@ def fake() -> Iterator[FakeProviderServer]:
         yield server
 
 
-def openai_client(fake: FakeProviderServer) -> openai.AsyncOpenAI:
+def openai_client(fake: FakeProviderServer) -> Any:
     return openai.AsyncOpenAI(base_url=fake.openai_base_url, api_key="unused", max_retries=0)
 
 
-def anthropic_client(fake: FakeProviderServer) -> anthropic.AsyncAnthropic:
+def anthropic_client(fake: FakeProviderServer) -> Any:
     return anthropic.AsyncAnthropic(base_url=fake.anthropic_base_url, api_key="unused", max_retries=0)
 
 
