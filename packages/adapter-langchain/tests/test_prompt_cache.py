@@ -9,6 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+pytest.importorskip(
+    "langchain_openai", reason="langchain_openai is a dev dependency of the prompt-cache measurements"
+)
+pytest.importorskip(
+    "langchain_anthropic", reason="langchain_anthropic is a dev dependency of the prompt-cache measurements"
+)
+
 from langchain.agents import create_agent
 from langchain_anthropic import ChatAnthropic
 from langchain_core.tools import BaseTool

@@ -9,6 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+pytest.importorskip("openai", reason="openai is a dev dependency of the prompt-cache measurements")
+pytest.importorskip("anthropic", reason="anthropic is a dev dependency of the prompt-cache measurements")
+
 from anthropic import AsyncAnthropic
 from openai import AsyncOpenAI
 from pydantic_ai import Agent
