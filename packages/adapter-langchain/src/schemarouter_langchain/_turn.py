@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from langchain_core.tools import BaseTool
 
@@ -222,25 +222,19 @@ class TurnRouter:
         return by_name
 
     def permit(self, principal: Hashable | None) -> Callable[[str, str | None], bool]:
-        """The provider's rules for `principal`, asked at each call of the answer (never
-        remembered: a rule changed mid-run holds at once). A tool with no known route is asked
-        about as every catalog route of its name; a tool outside the catalog (an always-visible
-        one of this router's own) is shown unless the provider's `blocked` names it."""
+        """The provider's rules for `principal` (`permits`), asked at each call of the answer, never
+        remembered: a rule changed mid-run holds at once. A tool with no known route is asked
+        about as every catalog route of its name. A tool outside the catalog is no route the
+        rules can name: it is shown only as this router's own `always_visible` choice."""
         provider = self.provider
         by_name = self._routes_named(provider.catalog)
-        rules: Any = getattr(provider, "blocked", ())
-        blocked = (
-            frozenset(r for r in cast("Collection[object]", rules) if isinstance(r, str))
-            if isinstance(rules, Collection) and not isinstance(rules, str)
-            else frozenset[str]()
-        )
 
         def answer(name: str, route: str | None) -> bool:
             if route is not None:
                 return permitted(provider, route, principal)
             routes = by_name.get(name)
-            if not routes:
-                return name not in blocked
+            if routes is None:
+                return name in self.always_visible
             return all(permitted(provider, r, principal) for r in routes)
 
         return answer

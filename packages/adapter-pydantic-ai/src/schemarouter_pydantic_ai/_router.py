@@ -348,16 +348,15 @@ class PydanticAIRouter:
         matched without `source` (a rule on one of those routes could not be kept), so it is
         hidden and logged once per catalog version, as is an item whose name is not in the
         catalog at all (`served_by_mcp` picks the fix the warning gives). An item whose name is
-        None is hidden. Without a catalog (a provider that exposes no `router.catalog`), items
-        are matched by name.
+        None is hidden. Every provider has a catalog (`AllowSetProvider.catalog`); an object
+        without one shows nothing.
         """
         catalog = catalog_of(self.visibility)
-        ranking = allow.names if catalog is None and source is None else allow.routes
         # The provider's rules, asked now for this run's principal: a rule changed while the run
         # or the conversation went on holds at once, and a saved list never shows what it denies.
-        ranking = tuple(
-            key for key in ranking if ":" not in key or permitted(self.visibility, key, allow.principal)
-        )
+        if catalog is None:
+            return []  # nothing to match routes against, nor to ask the rules about: fail closed
+        ranking = tuple(route for route in allow.routes if permitted(self.visibility, route, allow.principal))
         rank = {key: i for i, key in reversed(list(enumerate(ranking)))}
         kept: list[tuple[int, int, _T]] = []
         for position, item in enumerate(items):
@@ -377,16 +376,14 @@ class PydanticAIRouter:
 
     def _route_key(
         self,
-        catalog: Catalog | None,
+        catalog: Catalog,
         allow: AllowSet,
         name: str,
         source: str | None,
     ) -> str | None:
-        """The key `name` is ranked by (its route; its name without a catalog); None: hide it."""
+        """The route `name` is ranked by; None: hide it."""
         if source is not None:
             return make_route(source, name)
-        if catalog is None:
-            return name
         routes = self._checks.routes_named(catalog, name)
         if len(routes) == 1:
             return routes[0]

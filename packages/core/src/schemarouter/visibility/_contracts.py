@@ -67,18 +67,12 @@ class ContractChecks:
         contract the catalog holds? `fingerprint_of(capability)` fingerprints the live tool as
         that catalog entry (None: no usable contract).
 
-        Without a catalog to compare with (a provider that exposes no `router.catalog`) the
-        check cannot run: the tool passes and that is logged once. A tool routed over another
-        catalog version (reloaded in between) does not pass: its contract is unknown.
+        Without a catalog to compare with the check cannot run, and the tool does not pass
+        (every provider has one: `AllowSetProvider.catalog`). A tool routed over another catalog
+        version (reloaded in between) does not pass either: its contract is unknown.
         """
         if catalog is None:
-            self.warn_once(
-                ("no_catalog",),
-                "the allow-set provider exposes no router.catalog, so live MCP tool contracts are not "
-                "compared with the catalog they were routed from; expose the SchemaRouter as "
-                "`provider.router` (schemarouter.Visibility does)",
-            )
-            return True
+            return False
         if catalog.version != allow_set.catalog_version:
             return False
         routed = [cap for route in routes if (cap := catalog.get(route)) is not None and cap.name == name]

@@ -249,8 +249,8 @@ class Visibility:
         and of every call. To add a rule of your own (per principal, or one that changes while a
         conversation runs), override this method, calling `super().permits(route, principal)`
         first: `allow_set` and `search` apply it too."""
-        cap = self.router.catalog.get(route)
-        return cap is not None and not self._is_blocked(cap.name, route) and self._is_allowed(cap.name, route)
+        rules = self._resolve_rules()  # resolved once per catalog: a lookup per call, no name folding
+        return route in rules.catalog and route not in rules.hidden_routes
 
     def unmatched_rules(self) -> Mapping[str, tuple[str, ...]]:
         """Names in `blocked`, `allowed` or `always_visible` that match no tool of the current
