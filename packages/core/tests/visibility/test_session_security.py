@@ -15,6 +15,7 @@ import pytest
 from schemarouter import (
     AllowSet,
     Catalog,
+    RetrievalAbstentionPolicy,
     RoutingError,
     RoutingSession,
     SchemaRouter,
@@ -213,3 +214,20 @@ def test_one_oversized_tool_cannot_fill_the_budget() -> None:
     assert "get_weather" in session.offer("weather in Oslo").names
     allowing = RoutingSession(rules, conversation_id="d", limits=SessionLimits(max_tool_share=1.0))
     assert "export_everything" in allowing.offer("export every record").names
+
+
+def test_a_deeper_search_for_a_rule_keeps_the_policys_own_limits() -> None:
+    """A rule that hides the confident tool does not bring in tools with weak evidence the
+    policy turns off (`uncertain_tools=0`): the deeper search keeps the policy's limits."""
+    strict = RetrievalAbstentionPolicy(uncertain_tools=0)
+    rules = GuestRules(ROUTER, k=3, abstention=strict)
+    assert "issue_refund" in rules.allow_set("issue a refund for order 42", "member").names
+    guest = rules.allow_set("issue a refund for order 42", "guest")
+    assert [d.name for d in guest.decisions if d.visible and d.reason == "uncertain"] == []
+
+
+def test_a_rule_reports_what_it_hid_when_the_decisions_are_read() -> None:
+    allow = GuestRules(ROUTER, k=3).allow_set("issue a refund for order 42", "guest")
+    hidden = {d.name: d.reason for d in allow.decisions if not d.visible}
+    assert hidden.get("issue_refund") == "not_allowed"
+    assert len(allow.names) <= 3

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Literal, Protocol, cast, runtime_checkable
 
@@ -119,35 +119,51 @@ class AllowSet:
             request_cut=self.request_cut if request_cut is None else request_cut,
         )
 
-    def narrowed(self, kept: Sequence[tuple[str, str]], *, k: int) -> AllowSet:
-        """This allow-set showing only `kept` ((name, route) pairs of its own, in its order), at
-        most `k` of them routed: what a provider's own rule leaves of it. A route it left out
-        is reported as hidden by the rule (`not_allowed`)."""
-        keep = {route for _, route in kept}
-        routes = tuple(route for _, route in kept)
-        names = tuple(name for name, _ in kept)
-        routed = [d.route for d in self.decisions if d.visible and d.reason in ("routed", "uncertain")]
-        shown = [r for r in routed if r in keep][:k]
-        extra = set(routed) - set(shown)
-        routes_kept = tuple(r for r in routes if r not in extra)
-        names_kept = tuple(n for n, r in zip(names, routes, strict=True) if r not in extra)
-        decisions = tuple(
-            d
-            if d.route in routes_kept or not d.visible
-            else ToolDecision(d.route, d.name, False, "not_allowed", "the provider's rule", d.score)
-            for d in self.decisions
-        )
-        no_route = not shown
-        reason: RouteReason = self.reason if shown or self.no_route else "static_rules_hid_all"
+    def narrowed(self, denied: Collection[str], always: Collection[str], *, k: int) -> AllowSet:
+        """This allow-set without the routes in `denied` (a provider's own rule hides them) and
+        with at most `k` of the rest routed (`always` are always-visible, not counted): what a
+        provider's rule leaves of it. Its decisions are worked out when first read, as this
+        allow-set's are: a route left out is hidden by the rule (`not_allowed`) or past `k`."""
+        routes: list[str] = []
+        names: list[str] = []
+        routed = 0
+        for name, route in zip(self.names, self.routes, strict=True):
+            if route in denied:
+                continue
+            if route not in always:
+                if routed >= k:
+                    continue
+                routed += 1
+            routes.append(route)
+            names.append(name)
+        keep = frozenset(routes)
+        decided = self
+
+        def explain() -> tuple[ToolDecision, ...]:
+            return tuple(
+                d
+                if d.route in keep or not d.visible
+                else ToolDecision(
+                    d.route,
+                    d.name,
+                    False,
+                    "not_allowed" if d.route in denied else "beyond_k",
+                    "the provider's rule" if d.route in denied else f"k={k}",
+                    d.score,
+                )
+                for d in decided.decisions
+            )
+
+        reason: RouteReason = self.reason if routed or self.no_route else "static_rules_hid_all"
         return AllowSet(
             self.query,
             self.principal,
             self.catalog_version,
-            names_kept,
-            routes_kept,
-            no_route,
+            tuple(names),
+            tuple(routes),
+            not routed,
             reason,
-            decisions,
+            explain=explain,
             request_cut=self.request_cut,
         )
 

@@ -168,7 +168,8 @@ class RoutingSession:
             self._state = SessionState(conversation_id or "", principal_id, found.version).sealed(self._key)
         else:
             loaded = state if isinstance(state, SessionState) else SessionState.from_dict(state)
-            self._state = self._revalidated(self._checked(loaded, principal_id, conversation_id))
+            self._state = self._checked(loaded, principal_id, conversation_id)
+            self._set(self._revalidated(self._state))
 
     def _checked(self, state: SessionState, principal_id: str, conversation_id: str | None) -> SessionState:
         """`state` when it may be resumed by this session; `SessionStateError` saying why not."""
@@ -241,7 +242,7 @@ class RoutingSession:
             routes=kept,
             catalog_version=self._catalog.version,
             dropped_stale=state.dropped_stale + gone,
-        ).sealed(self._key)
+        )
 
     def _bytes(self, routes: Sequence[str]) -> int:
         return sum(self._catalog[route].schema_bytes for route in routes)
@@ -297,8 +298,10 @@ class RoutingSession:
             raise RoutingError(f"the provider's permits raised {type(exc).__name__}: {exc}") from exc
 
     def _set(self, state: SessionState) -> SessionState:
-        """Keep `state` (sealed); called with the lock held."""
-        self._state = state.sealed(self._key)
+        """Keep `state`, sealed when it changed (the next steps of a turn change nothing, and
+        cost no seal); called with the lock held."""
+        if state is not self._state:
+            self._state = state.sealed(self._key)
         return self._state
 
     def offer(self, request: str) -> SessionOffer:

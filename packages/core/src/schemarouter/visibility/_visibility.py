@@ -300,19 +300,18 @@ class Visibility:
                 denied = {route for route in allow.routes if not self.permits(route, principal)}
             except Exception as exc:
                 raise RoutingError(f"permits raised {type(exc).__name__}: {exc}") from exc
-            kept = [(n, r) for n, r in zip(allow.names, allow.routes, strict=True) if r not in denied]
-            shown = sum(route not in always for _, route in kept)
+            shown = sum(route not in always and route not in denied for route in allow.routes)
             if not denied or shown >= want or depth >= len(self.catalog):
                 break
             depth = min(depth * 2 + len(denied), len(self.catalog))
             own = policy or RetrievalAbstentionPolicy()
-            deeper = RetrievalAbstentionPolicy(
+            deeper = RetrievalAbstentionPolicy(  # as wide as the policy allows, deeper; never wider
                 min_score=own.min_score,
-                uncertain_tools=max(own.uncertain_tools, depth),
-                runner_ups=max(own.runner_ups, depth) if own.runner_ups else 0,
+                uncertain_tools=depth if own.uncertain_tools else 0,
+                runner_ups=depth if own.runner_ups else 0,
             )
             allow = self._visible(query, principal, depth, deeper)
-        return allow.narrowed(kept, k=want)
+        return allow.narrowed(denied, always, k=want) if denied or depth > k else allow
 
     def _visible(
         self, query: str, principal: Hashable | None, k: int, policy: RetrievalAbstentionPolicy | None
