@@ -153,21 +153,20 @@ class OpenAIAgentsRouter:
             raise AdapterSetupError("request_from must be callable")
         if not callable(conversation_from):
             raise AdapterSetupError("conversation_from must be callable")
-        max_contexts = cache_size
         install_tracing()  # routing spans also show in the SDK trace of each run
         self.visibility = visibility
         self.request_from = request_from
         self.mcp_sources: dict[str, str] = dict(mcp_sources or {})
         self.function_source = function_source
         self.handoff_source = handoff_source
-        self._memo: ContextMemo[RoutingOutcome] = ContextMemo(max_contexts)
+        self._memo: ContextMemo[RoutingOutcome] = ContextMemo(cache_size)
         self._warned_sources: set[str] = set()
         self._checks = CatalogChecks(_log)
         self.sessions = sessions
         """The conversation limits, or None: routed per request (no conversation mode)."""
         self.conversation_from = conversation_from
         self._conversations = (
-            ConversationSessions(visibility, sessions, max_contexts, session_key)
+            ConversationSessions(visibility, sessions, cache_size, session_key)
             if sessions is not None
             else None
         )

@@ -7,11 +7,9 @@ beside this adapter). This module forwards there, with a DeprecationWarning, unt
 from __future__ import annotations
 
 import sys
-import warnings
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from schemarouter.adapter import MovedValidation
 from schemarouter.evidence import EvidenceReport
 
 __all__ = ["ARTIFACT_NAME", "main", "run_validation"]
@@ -19,55 +17,18 @@ __all__ = ["ARTIFACT_NAME", "main", "run_validation"]
 ARTIFACT_NAME = "external-validation-pydantic-ai.json"
 """The evidence file the validation writes into its artifacts folder."""
 
-_MOVED = (
-    "schemarouter_pydantic_ai.validate moved to the conformance package: "
-    "python -m schemarouter_conformance.validate pydantic-ai (the old command works until 0.2)"
+_moved = MovedValidation(
+    __name__,
+    "pydantic-ai",
+    "validate_pydantic_ai",
+    {
+        "ARTIFACT": ("ARTIFACT_NAME", lambda: Path("artifacts") / ARTIFACT_NAME),
+        "failures": ("report.failures()", lambda: EvidenceReport.failures),
+    },
 )
-
-
-def _validation() -> Any:
-    warnings.warn(_MOVED, DeprecationWarning, stacklevel=3)
-    try:
-        from schemarouter_conformance import validate
-    except ImportError as exc:
-        raise ImportError(
-            "the validation needs the conformance package: pip install ./conformance (from a clone), "
-            "then run python -m schemarouter_conformance.validate pydantic-ai"
-        ) from exc
-    return validate
-
-
-async def run_validation(*args: Any, **kwargs: Any) -> Any:
-    """Deprecated: `schemarouter_conformance.validate.validate_pydantic_ai`."""
-    return await _validation().validate_pydantic_ai(*args, **kwargs)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        validate = _validation()
-    except ImportError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    return validate.main(["pydantic-ai", *(sys.argv[1:] if argv is None else argv)])
-
-
-_DEPRECATED = {
-    "ARTIFACT": ("ARTIFACT_NAME", lambda: Path("artifacts") / ARTIFACT_NAME),
-    "failures": ("report.failures()", lambda: EvidenceReport.failures),
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _DEPRECATED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    instead, value = _DEPRECATED[name]
-    warnings.warn(
-        f"{__name__}.{name} is deprecated: use {instead} (the old name works until 0.2)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return value()
-
+run_validation = _moved.run_validation
+main = _moved.main
+__getattr__ = _moved.attribute
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
 from schemarouter import SessionLimits, UserError
-from schemarouter.adapter import AdapterSettings, AdapterSetupError, find_tools_call, refusal_text
+from schemarouter.adapter import (
+    AdapterSettings,
+    AdapterSetupError,
+    MovedValidation,
+    find_tools_call,
+    refusal_text,
+)
 from schemarouter.visibility import FIND_TOOLS
 
 
@@ -68,3 +75,23 @@ def test_a_refusal_names_the_tool_and_why() -> None:
     )
     assert "routing failed" in refusal_text("x", "routing_failed")
     assert "changed" in refusal_text("x", "contract_changed")
+
+
+def test_a_moved_validation_without_the_conformance_package_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "schemarouter_conformance.validate", None)  # the import fails
+    moved = MovedValidation("my_adapter.validate", "my-adapter", "validate_my_adapter")
+    with pytest.deprecated_call(match="python -m schemarouter_conformance.validate my-adapter"):
+        assert moved.main([]) == 2
+    assert "pip install ./conformance" in capsys.readouterr().err
+
+
+def test_a_moved_validation_keeps_old_names_with_a_warning() -> None:
+    moved = MovedValidation(
+        "my_adapter.validate", "my-adapter", "validate_my_adapter", {"OLD": ("NEW", lambda: 42)}
+    )
+    with pytest.deprecated_call(match=r"my_adapter\.validate\.OLD is deprecated: use NEW"):
+        assert moved.attribute("OLD") == 42
+    with pytest.raises(AttributeError, match="has no attribute 'OTHER'"):
+        moved.attribute("OTHER")

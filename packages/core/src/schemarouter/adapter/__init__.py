@@ -10,7 +10,8 @@ here, once, so the three bundled adapters (and yours) behave alike:
   `MissingConversationError` (a run that cannot be routed; it fails closed);
 - `find_tools_call`: a find-tools call's arguments read strictly (`FindToolsCall`: the query, or
   the problem to tell the model), and `refusal_text`: the words a refused call returns
-  (`RefusalReason`).
+  (`RefusalReason`);
+- `MovedValidation`: the forwarder behind the bundled adapters' deprecated `validate` modules.
 
 Reading the request, principal and conversation from a run context is in
 `schemarouter.visibility` (`request_via`, `conversation_via`), as are the provider contract
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from ..errors import AdapterSetupError, MissingConversationError, MissingRequestError
 from ._calls import FindToolsCall, RefusalReason, find_tools_call, refusal_text
+from ._moved import MovedValidation
 from ._settings import AdapterSettings, OnFailure
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "FindToolsCall",
     "MissingConversationError",
     "MissingRequestError",
+    "MovedValidation",
     "OnFailure",
     "RefusalReason",
     "find_tools_call",
