@@ -437,6 +437,15 @@ class TrustedStateDriver(KeptToolsUncheckedDriver):
         return _resealed(super().context_for(agent, request))
 
 
+class IgnoredStateEditDriver(ReferenceDriver):
+    """Its `replace_conversation_state` writes nowhere: the forged-state tests cannot judge it."""
+
+    name = "ignored-state-edit"
+
+    async def replace_conversation_state(self, agent, request, state):
+        return None
+
+
 class UncountedFindDriver(ReferenceDriver):
     """Forgets how many find-tools calls a turn made (each run starts the count afresh)."""
 
@@ -791,6 +800,23 @@ def test_trusted_stored_state_fails_the_state_tests(inner_run: Any) -> None:
     assert "stored conversation state widened what the rules permit:" in text
     assert "with the guest's state with delete_customer appended, the guest was offered [" in text
     assert "with a member's state relabelled to the guest, the guest was offered [" in text
+
+
+def test_a_state_edit_that_does_not_take_effect_fails_the_state_tests(inner_run: Any) -> None:
+    """Tests 22 and 23 cannot pass by default: an edit the driver never stored is a failure."""
+    text = _only_failing(
+        inner_run,
+        "IgnoredStateEditDriver",
+        "test_stored_state_cannot_grant_a_tool",
+        "test_relabelled_state_is_refused",
+    )
+    assert "the edit of the stored state did not take effect:" in text
+    assert (
+        "wrote the guest's state with delete_customer appended, but conversation_state() then read back"
+        in text
+    )
+    assert "wrote a member's state relabelled to the guest, but conversation_state() then read back" in text
+    assert text.count("read back ['routes'] unchanged") == 2
 
 
 def test_an_uncounted_find_tools_fails_the_per_turn_limit_test(inner_run: Any) -> None:

@@ -27,6 +27,18 @@ __all__ = ["StateTests"]
 _ARGUMENTS = {case.required_tools[0]: case.arguments for case in (*SUPPORTED_CASES, *APPROVAL_CASES)}
 
 
+_EDITED_FIELDS = ("routes", "principal", "conversation_id")
+"""The fields of a saved state the forged-state tests change and read back."""
+
+
+def _unwritten(state: Mapping[str, Any], back: object) -> list[str]:
+    """The edited fields of `state` that the read-back `back` does not hold (all, if none came back)."""
+    if not isinstance(back, Mapping):
+        return list(_EDITED_FIELDS)
+    held: Mapping[str, Any] = back  # pyright: ignore[reportUnknownVariableType]
+    return [field for field in _EDITED_FIELDS if held.get(field) != state.get(field)]
+
+
 class StateTests:
     """A conversation never shows what the rules deny now, whatever its stored state says."""
 
@@ -165,6 +177,18 @@ class StateTests:
                     state["routes"] = [*routes, f"{run.source.source_name}:{tool}"]
                     what = f"the guest's state with {tool} appended"
                 await run.driver.replace_conversation_state(agent, guest, state)  # type: ignore[attr-defined]
+                back = await run.driver.conversation_state(agent, guest)  # type: ignore[attr-defined]
+                if differ := _unwritten(state, back):
+                    fail_if(
+                        [
+                            f"driver.replace_conversation_state() wrote {what}, but conversation_state() "
+                            f"then read back {differ} unchanged: the test could not judge the adapter"
+                        ],
+                        "the edit of the stored state did not take effect:",
+                        "Fix the driver: replace_conversation_state writes where the adapter reads the "
+                        "conversation's state (run context, deps, checkpoint), and conversation_state "
+                        "reads it from there.",
+                    )
                 step = RunRequest(case.query, GUEST, conversation="guest-conversation")
                 offered = run.listed(await run.offered(agent, step))
                 if leaked := sorted(set(offered) & set(DESTRUCTIVE_TOOLS)):
