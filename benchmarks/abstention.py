@@ -61,6 +61,11 @@ What it measures, per mode and per group:
    (`hybrid.false_acceptance_at`). In the small group, requests of all its catalogs share one
    threshold, as one default would.
 
+6. What the model is offered, per group and mode (`_offers`): for supported requests, the share
+   whose gold tools are all in the ranking's top k and all in the default allow-set (the gap is
+   what the gate costs), bytes offered, and the share reached after one find-tools call in a
+   `RoutingSession`, per find-tools query stand-in.
+
 Also listed: the reasons behind the refused supported requests of each group, the
 small-catalog supported requests refused most often (by how many (mode, server) pairs refuse
 them) with their reasons, and a check that every allow-set
@@ -90,6 +95,7 @@ from _datasets import (
     metatool_task1,
     run_report_cli,
 )
+from _offers import OfferTally, format_offers, offer_columns, ranked_names
 from hybrid import false_acceptance_at, versions
 from quality import auroc
 
@@ -100,7 +106,8 @@ from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._text import text_tokens
 from schemarouter.catalog import Capability
 from schemarouter.retrieval import Candidate, RetrievalAbstentionPolicy, WordLlamaEncoder
-from schemarouter.retrieval._gate import GateSettings, gate
+from schemarouter.retrieval._gate import GateSettings
+from schemarouter.retrieval._offer import gate
 
 MODES = ("lexical", "hybrid")
 GROUPS = ("small", "metatool", "livemcpbench")
@@ -518,12 +525,18 @@ def run(split: Split, modes: Sequence[str], limit: int | None, runner_ups: int =
     for mode in modes:
         started = time.perf_counter()
         pairs: list[tuple[Case, Outcome]] = []
+        offers = {group: OfferTally() for group in GROUPS}
         for case in cases:
             router, visibility = routers.get(mode, case.catalog)
             pairs.append((case, judge(router, visibility, case)))
+            if case.kind == "supported":
+                tally = offers[case.group]
+                ranked = ranked_names(router, case.query, tally.k)
+                tally.add(visibility, case.query, case.gold, ranked)
         outcomes[mode] = pairs
         report["modes"][mode] = {
             "groups": {group: summarise([p for p in pairs if p[0].group == group]) for group in GROUPS},
+            "offers": {group: tally.summary() for group, tally in offers.items()},
             "allow_set_differs_from_retrieve": sum(not o.consistent for _, o in pairs),
         }
         report["seconds"][mode] = time.perf_counter() - started
@@ -708,6 +721,12 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"  {item['refusals']}x [{item['wording']}] {text}")
         for on in item["on"]:
             print(f"       {on['mode']:<7} {on['server']} {on['gold']}: ({on['cause']}) {on['detail']}")
+    print()
+    print(f"What the model is offered, supported requests (k={report['k']}): {offer_columns()}")
+    for group in GROUPS:
+        for mode in modes:
+            summary = report["modes"][mode]["offers"][group]
+            print(f"  {group:<13} {mode:<8} {format_offers(summary)}")
     print()
     for mode in modes:
         differs = report["modes"][mode]["allow_set_differs_from_retrieve"]

@@ -17,6 +17,10 @@ and are left out, with a note, without it):
   printed). Per set: recall@1 and recall@5 of the ranking, the share whose gold function is
   inside the default allow-set (k=5, no threshold: what an adapter shows), and the share
   that gets no route at all.
+- **What the model is offered** over that catalog (`_offers`), per set: the share of requests
+  whose gold functions are all in the top five of the ranking, all in the default allow-set
+  (`Visibility(router)`), the gap between the two, bytes offered, and the share reached after
+  one find-tools call in a `RoutingSession`, per find-tools query stand-in.
 - **No route among the offered functions** (BFCL's relevance framing). Each request is routed
   over its own offered functions only, with the default gate and no threshold. For the
   single-call sets: the share routed, and routed with the gold function among the routed
@@ -41,9 +45,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _datasets import BfclEntry, bfcl
+from _offers import OfferTally, format_offers, offer_columns
 from hybrid import versions
 
-from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec
+from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
 from schemarouter.retrieval._semantic import SemanticIndex, TextEncoder
 
 OPEN = RetrievalAbstentionPolicy(min_score=0.0)
@@ -113,14 +118,25 @@ def union_catalog(entries: Sequence[BfclEntry]) -> tuple[Catalog, int]:
     return _catalog(list(first.values())), sum(len(d) > 1 for d in definitions.values())
 
 
-def routing(entries: Sequence[BfclEntry], ranker: Ranker) -> dict[str, dict[str, float]]:
+def routing(
+    entries: Sequence[BfclEntry], ranker: Ranker, offers: dict[str, OfferTally] | None = None
+) -> dict[str, dict[str, float]]:
+    """Per set: recall@1 and @5 of the ranking, gold inside the default allow-set and no route;
+    with `offers` (lexical and hybrid), each set's offers tallied there too."""
     tallies: dict[str, list[tuple[bool, bool, bool | None, bool | None]]] = defaultdict(list)
+    visibility = Visibility(ranker.router) if offers is not None else None
     for entry in entries:
         if entry.set not in ANSWERABLE:
             continue
         gold = set(entry.gold)
         top = ranker.top(entry.request)
         allowed = ranker.allowed(entry.request)
+        if offers is not None and visibility is not None:
+            for name in (entry.set, "all"):
+                tally = offers.get(name)
+                if tally is None:
+                    tally = offers[name] = OfferTally()
+                tally.add(visibility, entry.request, gold, top)
         tallies[entry.set].append(
             (
                 bool(gold & set(top[:1])),
@@ -215,10 +231,13 @@ def run(modes: Sequence[str]) -> dict[str, Any]:
         "modes": {},
     }
     for mode in modes:
+        offers: dict[str, OfferTally] | None = {} if mode != "semantic" else None
         report["modes"][mode] = {
-            "routing": routing(entries, Ranker(catalog, mode, encoder)),
+            "routing": routing(entries, Ranker(catalog, mode, encoder), offers),
             "relevance": relevance(entries, lambda c, m=mode: Ranker(c, m, encoder)),
         }
+        if offers is not None:
+            report["modes"][mode]["offers"] = {name: tally.summary() for name, tally in offers.items()}
     report["seconds"] = time.perf_counter() - started
     return report
 
@@ -243,6 +262,11 @@ def print_table(report: dict[str, Any]) -> None:
                 f"{mode:9} {name:15} {int(row['requests']):>8} {row['recall@1']:>9.3f} "
                 f"{row['recall@5']:>9.3f} {allow:>13} {none:>9}"
             )
+    print()
+    print(f"What the model is offered over that catalog (k=5, default settings): {offer_columns()}")
+    for mode, result in report["modes"].items():
+        for name, summary in result.get("offers", {}).items():
+            print(f"{mode:9} {name:15} {format_offers(summary)}")
     print()
     skipped = {mode: result["relevance"]["skipped_functions"] for mode, result in report["modes"].items()}
     print(

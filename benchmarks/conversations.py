@@ -67,6 +67,11 @@ Reported per mode, dataset and way (means over model calls or steps, and over co
 - reachable: the share of steps whose needed tool is in the list offered (`in_list`), and in
   it or in it after one find-tools call (`reachable`).
 
+And per mode and dataset, each step as a request on its own (`_offers`, under `offers`): its
+needed tool in the top k of the ranking, in the default allow-set (the gap between the two is
+what the gate costs), bytes offered, and reached after one find-tools call in a fresh session
+with each stand-in query.
+
 Targets (catalogs of 100+ tools, both are): bytes per call <= 5 % of the catalog, prefix kept on
 >= 90 % of consecutive calls, needed tool reachable on >= 95 % of steps. `--json` prints one
 JSON object with sorted keys and no timings. `--limit N` caps each dataset's conversations.
@@ -98,6 +103,7 @@ from _datasets import (
     run_report_cli,
 )
 from _datasets import metatool_single_tool as metatool_single
+from _offers import PROXIES, PROXY_WORDS, OfferTally, Proxies, format_offers, offer_columns, ranked_names
 from hybrid import versions
 
 from schemarouter import (
@@ -109,19 +115,13 @@ from schemarouter import (
     TextEncoder,
     Visibility,
 )
-from schemarouter.analysis._commonness import specificity
-from schemarouter.analysis._stemming import Stemmer
-from schemarouter.analysis._text import text_tokens
 from schemarouter.catalog import offered_bytes
 from schemarouter.retrieval import WordLlamaEncoder
 from schemarouter.visibility import FIND_TOOLS, SessionOffer
 
 MODES = ("lexical", "hybrid")
 DATASETS = ("livemcpbench", "livemcpbench_steps", "metatool_multi", "metatool_chains")
-PROXIES = ("request", "specific", "uncovered")
 WAYS = ("per_turn", "session", *(f"find_{proxy}" for proxy in PROXIES))
-PROXY_WORDS = 3
-"""Words of a `specific` or `uncovered` find-tools query: "a few words", as FIND_TOOLS asks."""
 CHAIN_SIZES = (3, 4, 5)
 CHAINS = 400
 """MetaTool chains replayed (the first, in hash order), to keep a run to a few minutes."""
@@ -214,52 +214,6 @@ def metatool_chain_conversations(split: Split, count: int = CHAINS) -> list[Conv
             out.append(Conversation(f"chain-{len(out)}", tuple(group)))
             group = []
     return out
-
-
-# -- find-tools queries -------------------------------------------------------------------------
-
-
-class Proxies:
-    """The stand-ins for a model's find-tools query (module docstring), from the request alone."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        self._catalog = catalog
-        self._stemmer = Stemmer()
-        self._tool_stems: dict[str, frozenset[str]] = {}
-
-    @staticmethod
-    def _ranked(words: Sequence[str]) -> str:
-        """The `PROXY_WORDS` most specific of `words` (first position wins a tie), in request order."""
-        first: dict[str, int] = {}
-        for at, word in enumerate(words):
-            first.setdefault(word, at)
-        best = sorted(first, key=lambda word: (-specificity(word), first[word]))[:PROXY_WORDS]
-        return " ".join(sorted(best, key=first.__getitem__))
-
-    def _words(self, request: str) -> list[str]:
-        return [token for token in text_tokens(request, wholes=True) if not token.isdigit()]
-
-    def _stems(self, route: str) -> frozenset[str]:
-        stems = self._tool_stems.get(route)
-        if stems is None:
-            cap = self._catalog[route]
-            text = f"{cap.name} {cap.title or ''} {cap.description or ''}"
-            stems = frozenset(self._stemmer.stem_all(text_tokens(text, wholes=True)))
-            self._tool_stems[route] = stems
-        return stems
-
-    def query(self, proxy: str, request: str, offered: Sequence[str]) -> str:
-        if proxy == "request":
-            return request
-        words = self._words(request)
-        if proxy == "uncovered":
-            covered: set[str] = set()
-            for route in offered:
-                covered |= self._stems(route)
-            rest = [word for word in words if self._stemmer.stem(word) not in covered]
-            if rest:
-                return self._ranked(rest)
-        return self._ranked(words) if words else request
 
 
 # -- replay -------------------------------------------------------------------------------------
@@ -430,6 +384,17 @@ def datasets(split: Split, limit: int | None) -> dict[str, tuple[Catalog, list[C
     return out
 
 
+def step_offers(conversations: Sequence[Conversation], vis: Visibility) -> dict[str, Any]:
+    """Each step as a request on its own (`_offers`): its needed tool in the ranking's top k, in
+    the default allow-set, and after one find-tools call in a fresh session."""
+    tally = OfferTally()
+    for conversation in conversations:
+        for step in conversation.steps:
+            ranked = ranked_names(vis.router, step.request, tally.k)
+            tally.add(vis, step.request, (step.needed,), ranked)
+    return tally.summary()
+
+
 def run(split: Split, modes: Sequence[str], limit: int | None) -> dict[str, Any]:
     data = datasets(split, limit)
     encoder: TextEncoder | None = WordLlamaEncoder().load() if "hybrid" in modes else None
@@ -454,12 +419,14 @@ def run(split: Split, modes: Sequence[str], limit: int | None) -> dict[str, Any]
             for name, (catalog, items) in data.items()
         },
         "modes": {},
+        "offers": {},
         "seconds": {},
     }
     for mode in modes:
         started = time.perf_counter()
         routers: dict[str, Visibility] = {}
         results: dict[str, Any] = {}
+        offers: dict[str, Any] = {}
         for name, (catalog, items) in data.items():
             vis = routers.get(catalog.version)
             if vis is None:
@@ -486,6 +453,8 @@ def run(split: Split, modes: Sequence[str], limit: int | None) -> dict[str, Any]
             for summary in summaries.values():
                 summary["targets"] = targets(summary)
             results[name] = summaries
+            offers[name] = step_offers(items, vis)
+        report["offers"][mode] = offers
         report["modes"][mode] = results
         report["seconds"][mode] = round(time.perf_counter() - started, 1)
     return report
@@ -541,6 +510,11 @@ def print_report(report: dict[str, Any]) -> None:
                     for way, s in summaries.items()
                 )
             )
+    print()
+    print(f"Each step as a request on its own (k={report['k']}): {offer_columns()}")
+    for mode, offers in report["offers"].items():
+        for name, summary in offers.items():
+            print(f"  {mode:<8} {name:<20} {format_offers(summary)}")
     print()
     print("versions: " + ", ".join(f"{k} {v}" for k, v in report["versions"].items()))
     for mode, seconds in report["seconds"].items():

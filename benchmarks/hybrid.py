@@ -16,7 +16,7 @@ Task1 threshold is then applied to the half it was chosen on):
   (the lowest the lexical mode can reach); "-" where a mode's gate already refuses more.
   And the default operating point (no calibration).
 - LiveMCPBench: gold-set recall@5 (share of a task's gold tools in the top five, capped at
-  five), on the `heldout` tasks.
+  five), and recall@1 (is the first tool a gold one), on the `heldout` tasks.
 - For MetaTool routing and LiveMCPBench, also the gold tools inside the default allow-set at
   k=5 (the routed tools, the default policy, no threshold: what an adapter shows the model);
   "-" for semantic alone, which has no gate.
@@ -26,6 +26,10 @@ Task1 threshold is then applied to the half it was chosen on):
 - Two requests in one (`_datasets.two_in_one`): up to 1,000 pairs of the reported half's
   MetaTool single-tool queries with different gold tools, joined as two sentences; share of
   pairs with both gold tools in the top five, and mean recall@5.
+- What the model is offered (`_offers`), per dataset, for lexical and hybrid: the share of
+  requests whose gold tools are all in the top five of the ranking, all in the default
+  allow-set (`Visibility(router)`), the gap between the two, bytes offered, and the share
+  reached after one find-tools call in a `RoutingSession` per find-tools query stand-in.
 
 Speed: `Visibility.allow_set` p50 / p95 at 1,000 and 10,000 tools (real tool texts, repeated
 with distinct names), tool-vector build time, and model load time in a fresh process.
@@ -62,6 +66,7 @@ from _datasets import (
     metatool_task1,
     two_in_one,
 )
+from _offers import OfferTally, format_offers, offer_columns
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, Visibility
 from schemarouter.catalog import Capability
@@ -90,6 +95,7 @@ class Modes:
         self.hybrid = self.lexical.with_semantic(encoder)
         self.semantic = SemanticIndex(catalog, encoder)
         self._names = [catalog[route].name for route in self.semantic.routes]
+        self.visibility = {"lexical": Visibility(self.lexical), "hybrid": Visibility(self.hybrid)}
 
     def rank(self, mode: str, query: str, depth: int = 5) -> Ranked:
         if mode == "semantic":
@@ -125,6 +131,17 @@ def top_hits(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> tuple
         recall.append(len(set(names) & gold) / min(len(gold), 5))
         first.append(float(bool(names) and names[0] in gold))
     return recall, first
+
+
+def offers(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> dict[str, Any] | None:
+    """What the default allow-set offers and one find-tools call reaches (`_offers`); None for
+    semantic alone, which has no allow-set."""
+    if mode == "semantic":
+        return None
+    tally = OfferTally()
+    for item in queries:
+        tally.add(modes.visibility[mode], item.query, item.gold, modes.rank(mode, item.query).names)
+    return tally.summary()
 
 
 def paired_interval(a: Sequence[float], b: Sequence[float], resamples: int = 2000) -> tuple[float, float]:
@@ -324,17 +341,20 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
     for mode in MODES:
         multi_summary, multi_all_gold = multi_tool_recall(meta, mode, multi)
         meta_recall, meta_first = top_hits(meta, mode, routing)
+        live_recall, live_first = top_hits(live, mode, live_tasks)
         pair_recall = top_hits(meta, mode, pairs)[0]
         per_query[mode] = {
             "metatool_recall@1": meta_first,
             "metatool_recall@5": meta_recall,
-            "livemcpbench_recall@5": top_hits(live, mode, live_tasks)[0],
+            "livemcpbench_recall@1": live_first,
+            "livemcpbench_recall@5": live_recall,
             "multi_tool_all_gold@5": multi_all_gold,
             "two_in_one_both@5": [float(r == 1.0) for r in pair_recall],
         }
         quality[mode] = {
             "metatool_recall@1": statistics.fmean(per_query[mode]["metatool_recall@1"]),
             "metatool_recall@5": statistics.fmean(per_query[mode]["metatool_recall@5"]),
+            "livemcpbench_recall@1": statistics.fmean(per_query[mode]["livemcpbench_recall@1"]),
             "livemcpbench_recall@5": statistics.fmean(per_query[mode]["livemcpbench_recall@5"]),
             "metatool_gated@5": gated_recall(meta, mode, routing),
             "livemcpbench_gated@5": gated_recall(live, mode, live_tasks),
@@ -344,6 +364,12 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
                 "both@5": statistics.fmean(per_query[mode]["two_in_one_both@5"]),
             },
             "task1": abstention(meta, mode, task_dev, task_heldout, lexical_gate_rate),
+            "offers": {
+                "metatool": offers(meta, mode, routing),
+                "livemcpbench": offers(live, mode, live_tasks),
+                "metatool_multi_tool": offers(meta, mode, multi),
+                "two_in_one": offers(meta, mode, pairs),
+            },
         }
     report["quality"] = quality
     report["paired_intervals"] = {
@@ -380,6 +406,7 @@ def _print(report: dict[str, Any]) -> None:
     rows = [
         (f"MetaTool recall@1 ({half})", lambda m: q[m]["metatool_recall@1"]),
         (f"MetaTool recall@5 ({half})", lambda m: q[m]["metatool_recall@5"]),
+        (f"LiveMCPBench first tool is gold ({half})", lambda m: q[m]["livemcpbench_recall@1"]),
         (f"LiveMCPBench gold recall@5 ({half})", lambda m: q[m]["livemcpbench_recall@5"]),
         (f"MetaTool gold in default allow-set, k=5 ({half})", lambda m: q[m]["metatool_gated@5"]),
         (f"LiveMCPBench gold in default allow-set ({half})", lambda m: q[m]["livemcpbench_gated@5"]),
@@ -412,6 +439,11 @@ def _print(report: dict[str, Any]) -> None:
     for label, get in rows:
         cells = [get(m) for m in MODES]
         print(f"{label:50}" + "".join(f"{'-':>10}" if c is None else f"{c:>10.3f}" for c in cells))
+    print(f"What the model is offered (k=5, default settings): {offer_columns()}")
+    for mode in MODES:
+        for name, summary in q[mode]["offers"].items():
+            if summary is not None:
+                print(f"  {mode:<8} {name:<20} {format_offers(summary)}")
     for pair, intervals in report["paired_intervals"].items():
         cells = ", ".join(f"{metric} [{low:+.3f}, {high:+.3f}]" for metric, (low, high) in intervals.items())
         print(f"{pair.replace('-', ' minus ')}, paired bootstrap 95% interval: {cells}")

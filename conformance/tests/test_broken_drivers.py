@@ -750,8 +750,7 @@ def test_one_session_for_all_conversations_fails_the_isolation_test(inner_run: A
         "test_relabelled_state_is_refused",
     )
     assert "concurrent conversations saw other tools than their own:" in text
-    assert "conversation 'right-0', the first request: offered ['find_tools', " in text
-    assert "with another conversation's ['get_weather_forecast']\n" in text  # nothing of its own missing
+    assert "with another conversation's [" in text
 
 
 def test_state_lost_on_resume_fails_the_resume_test(inner_run: Any) -> None:
@@ -765,9 +764,14 @@ def test_state_lost_on_resume_fails_the_resume_test(inner_run: Any) -> None:
 
 def test_a_find_tools_that_runs_tools_fails_the_no_tool_test(inner_run: Any) -> None:
     # The approval test catches it too: "delete invoice" also finds list_invoices, read-only, which
-    # this driver runs while the approval-gated tool waits.
+    # this driver runs while the approval-gated tool waits; and the rules test, whose searches now
+    # reach read-only tools past the offer, which this driver runs.
     text = _only_failing(
-        inner_run, "ProbingFindDriver", "test_find_tools_runs_no_tool", "test_approval_kept_for_found_tool"
+        inner_run,
+        "ProbingFindDriver",
+        "test_find_tools_runs_no_tool",
+        "test_approval_kept_for_found_tool",
+        "test_find_tools_reveals_only_what_routing_allows",
     )
     assert "find-tools ran tool bodies: [{'arguments': {'amount': 100.0, " in text
     assert "'tool': 'convert_currency'}" in text

@@ -173,7 +173,8 @@ async def test_find_tools_reveals_a_tool_the_next_step_calls(
     )
     model, result = await _run(built.agent, context, _find("convert currency"), [call])
     assert _offered(model, 0) == ["find_tools", "get_weather_forecast"]
-    assert _offered(model, 1) == ["find_tools", "get_weather_forecast", "convert_currency"]
+    # the list grows at its end: the tool found first, then what else the search reached, best first
+    assert _offered(model, 1)[:3] == ["find_tools", "get_weather_forecast", "convert_currency"]
     assert "convert_currency" in _output(result, "find-1")
     assert fixture.calls() == ["convert_currency"], "find-tools ran no tool body; the found tool ran once"
     assert "c1" in built.probe.outputs, "the server's output guardrail saw the found tool's result"
@@ -231,10 +232,13 @@ async def test_concurrent_conversations_never_see_each_others_tools(
         _run(built.agent, first, _find("convert currency")),
         _run(built.agent, second, _find("translate text")),
     )
-    assert _offered(model_1, 1) == ["find_tools", "get_weather_forecast", "convert_currency"]
-    assert _offered(model_2, 1) == ["find_tools", "get_weather_forecast", "translate_text"]
+    found_1, found_2 = _offered(model_1, 1), _offered(model_2, 1)
+    assert found_1[:3] == ["find_tools", "get_weather_forecast", "convert_currency"]
+    assert found_2[:3] == ["find_tools", "get_weather_forecast", "translate_text"]
+    assert "translate_text" not in found_1
+    assert "convert_currency" not in found_2
     again, _ = await _run(built.agent, first)
-    assert _offered(again) == ["find_tools", "get_weather_forecast", "convert_currency"]
+    assert _offered(again) == found_1
 
 
 async def test_a_run_with_no_conversation_id_is_offered_nothing(
@@ -284,11 +288,10 @@ async def test_the_sdk_lists_mcp_tools_first_and_routed_agent_restores_the_conve
             built.agent, {"query": WEATHER, "conversation": "c-1"}, _find("search customers")
         )
         seen[label] = [_offered(model, 0), _offered(model, 1)]
-    assert seen["plain"] == [
-        ["get_weather_forecast", "find_tools"],
-        ["search_customers", "get_weather_forecast", "find_tools"],
-    ]
-    assert seen["routed"] == [
-        ["find_tools", "get_weather_forecast"],
-        ["find_tools", "get_weather_forecast", "search_customers"],
-    ]
+    (plain_0, plain_1), (routed_0, routed_1) = seen["plain"], seen["routed"]
+    assert plain_0 == ["get_weather_forecast", "find_tools"]
+    assert plain_1[-1] == "find_tools"  # the SDK: every MCP tool first, in the server's order
+    assert plain_1[: len(plain_0)] != plain_0  # so the list as offered changed in the middle
+    assert routed_0 == ["find_tools", "get_weather_forecast"]
+    assert routed_1[:3] == ["find_tools", "get_weather_forecast", "search_customers"]
+    assert sorted(routed_1) == sorted(plain_1)

@@ -21,7 +21,7 @@ from pydantic_ai import Agent, RunContext
 from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDefinition
 
-from schemarouter import SchemaRouter, SessionLimits, Visibility
+from schemarouter import RoutingSession, SchemaRouter, SessionLimits, Visibility
 from schemarouter.catalog import canonical_json
 from schemarouter.visibility import FIND_TOOLS
 from schemarouter_conformance import DESTRUCTIVE_TOOLS, http_fixture_server, read_call_log, stdio_command
@@ -146,11 +146,17 @@ async def test_conversations_stay_apart_and_fail_closed(
             ("b", CUSTOMERS, "delete a customer"),
             ("c", JOKE, "translate text"),
         ]
+
+        def alone(cid: str, query: str, search: str) -> list[str]:
+            """What the conversation is offered after its search when nothing else runs."""
+            session = RoutingSession(visibility, conversation_id=cid)
+            session.offer(query)
+            session.find_tools(search)
+            return list(session.offer(query).tool_names)
+
         results = await asyncio.gather(*(conversation(*plan) for plan in plans * 2))
-        for (cid, query, search), names in zip(plans * 2, results, strict=True):
-            own = {*visibility.allow_set(query).names, *visibility.allow_set(search).names}
-            assert names[0] == FIND_TOOLS.name
-            assert set(names[1:]) <= own, cid
+        for plan, names in zip(plans * 2, results, strict=True):
+            assert names == alone(*plan), plan[0]
         assert "delete_customer" not in results[0]
         assert "delete_customer" in results[1]
 

@@ -6,8 +6,8 @@ import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
 from schemarouter.analysis._abbreviations import ABBREVIATIONS
-from schemarouter.retrieval._gate import gate
 from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._offer import gate
 
 TOOLS = [
     ToolSpec(

@@ -1,5 +1,5 @@
-"""find-tools searches past the list it already gave: the tools routed confidently for its query
-that are not listed yet, else the tools with weak evidence (`Visibility.search`)."""
+"""find-tools searches past the list it already gave: the best tools for its query that are not
+listed yet, confident or not, by rank (`Visibility.search`); never a tool with no evidence."""
 
 from __future__ import annotations
 
@@ -7,7 +7,15 @@ from collections.abc import Hashable
 
 import pytest
 
-from schemarouter import AllowSet, RoutingError, RoutingSession, SchemaRouter, UserError, Visibility
+from schemarouter import (
+    AllowSet,
+    RoutingError,
+    RoutingSession,
+    SchemaRouter,
+    SessionLimits,
+    UserError,
+    Visibility,
+)
 
 
 def get_customer(customer_id: str) -> str:
@@ -45,16 +53,16 @@ def names(found: object) -> list[str]:
     return [tool.name for tool in found]  # type: ignore[attr-defined]
 
 
-def test_search_offers_weak_evidence_after_the_routed_tools() -> None:
+def test_search_reaches_past_the_gate_by_rank() -> None:
     visibility = Visibility(crm(), k=3)
-    assert visibility.allow_set("delete customer").names == ("delete_customer",)
     wide = visibility.search("delete customer", k=5)
-    assert wide.names == ("delete_customer", "get_customer", "create_customer")
+    assert wide.names == ("delete_customer", "get_customer", "create_customer", "list_invoices")
     shown = [(d.name, d.reason) for d in wide.decisions if d.visible]
     assert shown == [
         ("delete_customer", "routed"),
         ("get_customer", "uncertain"),
         ("create_customer", "uncertain"),
+        ("list_invoices", "uncertain"),
     ]
     assert visibility.search("delete customer", k=1).names == ("delete_customer",)
     # no evidence, nothing found: "weather" alone names one tool
@@ -65,7 +73,7 @@ def test_search_keeps_the_rules() -> None:
     visibility = Visibility(crm(), k=3, blocked=["get_customer"])
     wide = visibility.search("delete customer", k=5)
     assert "get_customer" not in wide.names
-    assert wide.names == ("delete_customer", "create_customer")
+    assert wide.names == ("delete_customer", "create_customer", "list_invoices")
 
 
 @pytest.mark.parametrize("k", [0, -1, True])
@@ -74,26 +82,34 @@ def test_search_needs_a_k(k: object) -> None:
         Visibility(crm()).search("delete customer", k=k)  # type: ignore[arg-type]
 
 
-def test_find_tools_adds_routed_tools_first_then_goes_wider() -> None:
+def test_find_tools_adds_the_best_tools_not_listed_by_rank() -> None:
     session = RoutingSession(Visibility(crm(), k=3))
     assert session.offer("weather in Paris").names == ("get_weather",)
     first = session.find_tools("delete customer")
-    assert names(first.added) == ["delete_customer"]  # routed: the weak ones wait
+    assert names(first.added) == ["delete_customer", "get_customer", "create_customer", "list_invoices"]
     assert names(first.already) == []
     again = session.find_tools("delete customer")
-    assert names(again.added) == ["get_customer", "create_customer"]
-    assert names(again.already) == ["delete_customer"]
+    assert names(again.added) == []
+    assert names(again.already) == ["delete_customer", "get_customer", "create_customer", "list_invoices"]
     assert session.offer("weather in Paris").names == (
         "get_weather",
         "delete_customer",
         "get_customer",
         "create_customer",
+        "list_invoices",
     )
+
+
+def test_find_tools_adds_at_most_find_results_by_rank() -> None:
+    session = RoutingSession(Visibility(crm(), k=3), limits=SessionLimits(find_results=2))
+    session.offer("weather in Paris")
+    assert names(session.find_tools("delete customer").added) == ["delete_customer", "get_customer"]
+    assert names(session.find_tools("delete customer").added) == ["create_customer", "list_invoices"]
 
 
 def test_find_tools_with_the_request_itself_finds_what_the_allow_set_left_out() -> None:
     """A model that repeats the request (the tools it got do not fit) still gets new tools."""
-    session = RoutingSession(Visibility(crm(), k=3))
+    session = RoutingSession(Visibility(crm(), k=1))
     assert session.offer("customer invoices").names == ("list_invoices",)
     found = session.find_tools("customer invoices")
     assert names(found.added) == ["get_customer", "delete_customer", "create_customer"]

@@ -94,9 +94,13 @@ def test_every_refused_candidate_says_why() -> None:
     assert all(not c.kept for c in retrieval.dropped)
 
 
+GATED = RetrievalAbstentionPolicy(offer="gated")
+
+
 def test_weak_evidence_offers_the_best_few_as_uncertain() -> None:
-    """ "find" reads as "search" and hits a description: too little to route, enough to offer."""
-    retrieval = router(POISONED).retrieve("help me find something new", 3)
+    """ "find" reads as "search" and hits a description: too little to route, enough to offer
+    (in the gated offer, only tools a specific word or a name hits)."""
+    retrieval = router(POISONED).retrieve("help me find something new", 3, policy=GATED)
     assert retrieval.outcome == "uncertain"
     assert retrieval.reason == "weak_evidence"
     assert not retrieval.no_route
@@ -115,10 +119,11 @@ def test_no_evidence_for_any_tool_is_no_route(query: str) -> None:
 
 
 def test_uncertain_offers_at_most_uncertain_tools_and_at_most_k() -> None:
-    one = RetrievalAbstentionPolicy(uncertain_tools=1)
+    one = RetrievalAbstentionPolicy(uncertain_tools=1, offer="gated")
     query = "find the amount and the status"  # weak evidence for three tools
-    assert len(router(POISONED).retrieve(query, 3).uncertain) == 3
+    assert len(router(POISONED).retrieve(query, 3, policy=GATED).uncertain) == 3
     assert len(router(POISONED).retrieve(query, 3, policy=one).uncertain) == 1
+    assert len(router(POISONED).retrieve(query, 1, policy=GATED).uncertain) == 1
     assert len(router(POISONED).retrieve(query, 1).uncertain) == 1
 
 

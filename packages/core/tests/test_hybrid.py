@@ -24,8 +24,8 @@ from schemarouter import (
 from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._synonyms import synonyms_by_stem
 from schemarouter.analysis._text import identifier_tokens, text_tokens
-from schemarouter.retrieval._gate import LexicalGate
 from schemarouter.retrieval._hybrid import SEMANTIC_FIELD, HybridPolicy, HybridRetriever
+from schemarouter.retrieval._offer import LexicalGate
 from schemarouter.retrieval._semantic import SemanticIndex, WordLlamaEncoder, semantic_available
 from schemarouter.testing import unexplained_differences
 

@@ -15,10 +15,9 @@ from schemarouter.analysis._terms import QueryTerm
 from schemarouter.analysis._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
 from schemarouter.retrieval._gate import (  # pyright: ignore[reportPrivateUsage]
     DEFAULT_GATE,
-    _match_evidence,
     _term_evidence,
-    gate,
     kept_docs,
+    match_evidence,
     no_route_reason,
     rank_for_gate,
     unrouted_reason,
@@ -31,6 +30,7 @@ from schemarouter.retrieval._index import (  # pyright: ignore[reportPrivateUsag
     MatchEvidence,
     Ranked,
 )
+from schemarouter.retrieval._offer import gate
 from schemarouter.retrieval._results import Candidate
 
 _VOCABULARY = (
@@ -183,7 +183,7 @@ def test_rank_and_gate_evidence_equal_the_exhaustive_accumulation(seed: int) -> 
     rng = random.Random(seed)
     for query in random_queries(seed, 60):
         terms = index.analyzer.query_terms(query)
-        evidence = _match_evidence(index, terms, DEFAULT_GATE)
+        evidence = match_evidence(index, terms, DEFAULT_GATE)
         scores, support = exhaustive_accumulation(index, terms, evidence)
         preferred = rng.randrange(len(index)) if rng.random() < 0.3 else None
         if preferred is not None and preferred not in scores:
@@ -353,7 +353,7 @@ def scalar_verdicts(
     """
     settings = DEFAULT_GATE
     terms = index.analyzer.query_terms(query)
-    evidence = _match_evidence(index, terms, settings)
+    evidence = match_evidence(index, terms, settings)
     top, _ = ranking(index, terms, max(settings.min_depth, 4 * k))
     out: list[tuple[str, float, float, str]] = []
     kept = 0

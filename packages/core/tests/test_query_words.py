@@ -8,8 +8,9 @@ import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
 from schemarouter.analysis._text import joined_whole, text_tokens
-from schemarouter.retrieval._gate import DEFAULT_GATE, gate
+from schemarouter.retrieval._gate import DEFAULT_GATE
 from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._offer import gate
 
 TOOLS = [
     ToolSpec("find_carpark", "Find free spaces near a location."),

@@ -1,5 +1,6 @@
 """Runner-ups: after a confident route of fewer than k tools, the best tools with weak evidence
-are offered too, marked uncertain (`RetrievalAbstentionPolicy.runner_ups`, off by default)."""
+are offered too, marked uncertain (`RetrievalAbstentionPolicy.runner_ups` in the gated offer,
+off by default)."""
 
 from __future__ import annotations
 
@@ -50,13 +51,14 @@ HACKER_NEWS = Catalog.from_definitions(
         },
     ],
 )
-ONE = RetrievalAbstentionPolicy(runner_ups=1)
+GATED = RetrievalAbstentionPolicy(offer="gated")
+ONE = RetrievalAbstentionPolicy(runner_ups=1, offer="gated")
 REQUEST = "top stories on hacker news"
 
 
 def test_off_by_default() -> None:
     assert RetrievalAbstentionPolicy().runner_ups == 0
-    allow = Visibility(SchemaRouter(HACKER_NEWS)).allow_set(REQUEST)
+    allow = Visibility(SchemaRouter(HACKER_NEWS), abstention=GATED).allow_set(REQUEST)
     assert allow.names == ("search",)
 
 
@@ -86,7 +88,7 @@ def test_never_past_k_and_never_without_a_route() -> None:
     assert Visibility(router, k=1, abstention=ONE).allow_set(REQUEST).names == ("search",)
     # the uncertain outcome is unchanged: its own count applies, not runner_ups
     unsure = Visibility(router, abstention=ONE).allow_set("find today's top stories about LLMs")
-    plain = Visibility(router).allow_set("find today's top stories about LLMs")
+    plain = Visibility(router, abstention=GATED).allow_set("find today's top stories about LLMs")
     assert unsure.outcome == plain.outcome == "uncertain"
     assert unsure.names == plain.names
 
@@ -177,7 +179,7 @@ async def test_the_selective_boundary_does_not_run_a_runner_up() -> None:
 @pytest.mark.skipif(not semantic_available(), reason="the semantic extra is not installed")
 def test_hybrid_runner_ups_follow_the_routed_tools() -> None:
     router = SchemaRouter(HACKER_NEWS).with_semantic()
-    plain = Visibility(router).allow_set("find today's top stories about LLMs")
+    plain = Visibility(router, abstention=GATED).allow_set("find today's top stories about LLMs")
     more = Visibility(router, abstention=ONE).allow_set("find today's top stories about LLMs")
     assert more.names[: len(plain.names)] == plain.names
     assert len(more.names) <= len(plain.names) + 1

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
-from schemarouter.retrieval._gate import DEFAULT_GATE, gate
+from schemarouter.retrieval._gate import DEFAULT_GATE
 from schemarouter.retrieval._index import LexicalIndex
+from schemarouter.retrieval._offer import gate
 
 
 def _servers() -> Catalog:

@@ -12,8 +12,8 @@ from schemarouter import Catalog, SchemaRouter, ToolSpec
 from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._synonyms import GROUPS, synonyms_by_stem
 from schemarouter.cli import main
-from schemarouter.retrieval._gate import gate
 from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._offer import gate
 
 TOOLS = [
     ToolSpec("retrieve_invoice", "Return one invoice by its number."),

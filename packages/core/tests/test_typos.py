@@ -14,8 +14,8 @@ from schemarouter import Catalog, SchemaRouter, ToolSpec, Visibility
 from schemarouter.analysis._segment import segment
 from schemarouter.analysis._typo import MAX_LENGTH, Corrector, _one_edit, correctable  # pyright: ignore[reportPrivateUsage]
 from schemarouter.cli import main
-from schemarouter.retrieval._gate import gate
 from schemarouter.retrieval._index import IndexSettings, LexicalIndex
+from schemarouter.retrieval._offer import gate
 from schemarouter.retrieval._semantic import semantic_available
 
 TOOLS = [

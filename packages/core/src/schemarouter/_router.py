@@ -25,9 +25,9 @@ from .execution._plans import (
 )
 from .execution._policy import ExecutionPolicy
 from .retrieval._abstention import RetrievalAbstentionPolicy, require_policy
-from .retrieval._gate import LexicalGate
 from .retrieval._hybrid import HybridPolicy, HybridRetriever
 from .retrieval._index import LexicalIndex
+from .retrieval._offer import LexicalGate
 from .retrieval._results import Retrieval
 from .retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
 

@@ -24,24 +24,23 @@ from typing import NamedTuple
 from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
 from ..analysis._terms import QueryTerm
 from ..catalog._capability import Capability
-from ..catalog._catalog import Catalog
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
 from ._index import LexicalIndex, MatchEvidence, Ranked
-from ._results import Candidate, Retrieval, RouteReason, Signal
+from ._results import RouteReason, Signal
 
 __all__ = [
     "UNCERTAIN_SPECIFICITY",
     "UNCERTAIN_WHEN",
     "GateRanking",
-    "LexicalGate",
     "GateSettings",
     "Verdict",
-    "gate",
     "kept_docs",
+    "match_evidence",
     "no_route_reason",
     "rank_for_gate",
     "runner_up_count",
     "runner_up_verdicts",
+    "tool_signals",
     "uncertain_count",
     "uncertain_verdicts",
     "unrouted_reason",
@@ -173,7 +172,7 @@ def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -
     return row
 
 
-def _match_evidence(
+def match_evidence(
     index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
 ) -> list[list[MatchEvidence]]:
     """Per query term and match: the evidence of a hit on an identifier, elsewhere, and on
@@ -198,7 +197,7 @@ _FIELDS_OF = {mask: _fields_of(mask) for mask in range(1 << len(FIELDS))}
 """Field bitmask -> the names of the fields it sets, in field order."""
 
 
-def _signals(
+def tool_signals(
     index: LexicalIndex,
     doc: int,
     terms: tuple[QueryTerm, ...],
@@ -501,96 +500,3 @@ def unrouted_reason(
         return no_route_reason(ranking, [], []), None
     full = verdicts(ranking, k, policy, settings, hidden)
     return no_route_reason(ranking, *full), full
-
-
-def gate(
-    index: LexicalIndex,
-    query: str,
-    k: int,
-    policy: RetrievalAbstentionPolicy | None = None,
-    preferred_route: str | None = None,
-    settings: GateSettings = DEFAULT_GATE,
-    hidden: Mapping[int, str] | None = None,
-    explain: bool = True,
-) -> Retrieval:
-    """Rank `query` over `index`, keep at most `k` tools that pass the gate and the policy.
-
-    `hidden` maps tools (by position) that static rules hide to the rule's reason: they are
-    reported as dropped with that reason and do not use up `k`. At most
-    `settings.reported_dropped` other refusals are reported, best ranked first. With
-    `explain=False` candidates carry no `signals` (scores, reasons and decisions are the same).
-    """
-    ranking = rank_for_gate(index, query, k, preferred_route, settings, hidden)
-    uncertain: list[Verdict] = []
-    confident = kept_docs(ranking, k, policy, settings, hidden)
-    if not confident:
-        unrouted, _ = unrouted_reason(ranking, k, policy, settings, hidden)
-        if unrouted in UNCERTAIN_WHEN:
-            uncertain = uncertain_verdicts(index, ranking, min(k, uncertain_count(policy)), settings, hidden)
-    else:
-        uncertain = runner_up_verdicts(index, ranking, confident, k, policy, settings, hidden)
-    kept, dropped = verdicts(ranking, k, policy, settings, hidden, offered={v.doc for v in uncertain})
-    reason: RouteReason = (
-        "weak_evidence"
-        if uncertain and not kept
-        else "static_rules_hid_all"
-        if not kept and _only_hidden_pass(ranking, policy, settings, hidden)
-        else no_route_reason(ranking, kept, dropped)
-    )
-    terms = ranking.terms
-    evidence = _match_evidence(index, terms, settings) if explain else []
-    caps = ranking.tools
-
-    def candidate(verdict: Verdict) -> Candidate:
-        cap = caps[verdict.doc]
-        return Candidate(
-            route=cap.route,
-            name=cap.name,
-            source=cap.source,
-            score=round(verdict.score, 6),
-            identifier_score=round(1.0 - math.exp(-verdict.identifier), 6),
-            signals=_signals(index, verdict.doc, terms, evidence) if explain else (),
-            kept=verdict.kept,
-            reason=verdict.reason,
-            rank_score=round(verdict.rank_score, 6),
-        )
-
-    return Retrieval(
-        query=query,
-        k=k,
-        catalog_version=index.catalog.version,
-        candidates=tuple(candidate(v) for v in kept),
-        dropped=tuple(candidate(v) for v in dropped),
-        no_route=not kept and not uncertain,
-        reason=reason,
-        matched=ranking.ranked.matched or 0,
-        uncertain=tuple(candidate(v) for v in uncertain),
-    )
-
-
-class LexicalGate:
-    """The lexical index read through the no-route gate: what a router ranks with in lexical
-    mode, and the lexical side of hybrid mode (a `LexicalRetriever`)."""
-
-    def __init__(self, index: LexicalIndex, settings: GateSettings = DEFAULT_GATE) -> None:
-        self.index = index
-        self.settings = settings
-
-    @property
-    def catalog(self) -> Catalog:
-        return self.index.catalog
-
-    def retrieve(
-        self,
-        query: str,
-        k: int,
-        policy: RetrievalAbstentionPolicy | None = None,
-        preferred_route: str | None = None,
-        explain: bool = True,
-    ) -> Retrieval:
-        """The gated retrieval of `query` (see `gate`); `explain=False` leaves out the signals."""
-        return gate(self.index, query, k, policy, preferred_route, self.settings, explain=explain)
-
-    def corrected_text(self, query: str) -> str:
-        """`query` with misspelt words replaced by what the index reads them as."""
-        return self.index.analyzer.corrected_text(query)

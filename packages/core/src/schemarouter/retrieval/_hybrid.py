@@ -37,7 +37,7 @@ from typing import Protocol
 
 from ..catalog._catalog import Catalog
 from ..errors import UserError
-from ._abstention import RetrievalAbstentionPolicy
+from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
 from ._gate import runner_up_count, uncertain_count
 from ._results import Candidate, Retrieval, RouteReason, Signal
 from ._semantic import SemanticIndex, encoder_reads
@@ -220,6 +220,21 @@ _REPORTED_DROPPED = 10
 _Scored = tuple[float, str, float, float, Candidate | None]
 """One competing tool: (-rank, route, score, cosine, its lexical candidate if any)."""
 
+_LEXICAL_SIDE = RetrievalAbstentionPolicy(offer="gated")
+"""What the lexical side is asked with: its gate's own verdicts (which tools it keeps, which it
+finds weakly evident), which the fusion reads; never an offer filled from its ranking."""
+
+
+def _evident(hp: HybridPolicy, cosine: float, lexical: Candidate | None, read: bool, searching: bool) -> bool:
+    """Has a tool any evidence for the request: lexical gate evidence (a request word hits it),
+    or weak evidence as the uncertain outcome reads it (see `HybridPolicy.weakly_evident`)? A tool
+    that is only among the semantically closest, at a cosine under `uncertain_cosine`, has none;
+    for a find-tools search (`searching`), a cosine of `agree_cosine` is enough (measured on the
+    dev half: 2 more points of MetaTool requests reached after one find-tools call)."""
+    if (lexical is not None and lexical.score > 0.0) or hp.weakly_evident(cosine, lexical, read):
+        return True
+    return searching and read and cosine >= hp.agree_cosine
+
 
 def _lexical_order(c: Candidate) -> tuple[float, float, str]:
     """The lexical ranking: best rank score first, then best evidence, then route."""
@@ -271,7 +286,7 @@ class HybridRetriever:
         # The lexical side is asked for its best `depth` tools whatever k is, so that the gate's
         # verdicts and places the fusion reads do not depend on k: the allow-set at k is then
         # the first k of a longer one (a gate capped at k would hand its bonus to other tools).
-        lexical = self.lexical.retrieve(query, depth, None, preferred_route, explain)
+        lexical = self.lexical.retrieve(query, depth, _LEXICAL_SIDE, preferred_route, explain)
         reported = (*lexical.candidates, *lexical.uncertain, *lexical.dropped)
         # Only the best `depth` tools of each signal compete; the rest cannot reach the top.
         lex_top = heapq.nsmallest(depth, reported, key=_lexical_order)
@@ -357,6 +372,8 @@ class HybridRetriever:
         min_score = policy.min_score if policy is not None else 0.0
         offer = min(k, max(uncertain_count(policy), runner_up_count(policy, k, 1)))
         scored, lexical_reason, read = self._score(query, k, preferred_route, explain)
+        if (policy if policy is not None else DEFAULT_ABSTENTION).fills():
+            return self._filled(query, k, policy, preferred_route, explain, scored, lexical_reason, read)
         kept: list[Candidate] = []
         dropped: list[Candidate] = []
         weak: list[Candidate] = []  # refused, with some evidence: what an uncertain outcome offers
@@ -432,4 +449,110 @@ class HybridRetriever:
             outcome,
             matched=matched,
             uncertain=uncertain,
+        )
+
+    def _verdict(
+        self,
+        route: str,
+        score: float,
+        cosine: float,
+        lex: Candidate | None,
+        min_score: float,
+        preferred_route: str | None,
+        read: bool,
+    ) -> tuple[str, bool]:
+        """A tool's reason (as `retrieve` gives it to a refused tool) and whether it passes."""
+        hp = self.policy
+        if route == preferred_route:
+            return "preferred_route", True
+        reason = hp.evidence(cosine, lex, read)
+        if reason != "weak_evidence" and score < hp.min_confidence:
+            reason = "low_confidence"
+        elif reason != "weak_evidence" and score < min_score:
+            reason = "below_min_score"
+        return reason, reason not in ("weak_evidence", "low_confidence", "below_min_score")
+
+    def _filled(
+        self,
+        query: str,
+        k: int,
+        policy: RetrievalAbstentionPolicy | None,
+        preferred_route: str | None,
+        explain: bool,
+        scored: list[_Scored],
+        lexical_reason: RouteReason,
+        read: bool,
+    ) -> Retrieval:
+        """The offer of a policy that fills it from the ranking (`RetrievalAbstentionPolicy.fills`):
+        the tools that pass (at most `k`, best ranked first), then the best ranked tools with any
+        evidence, `uncertain`, `k` in all. With `offer="top_k"`, a request where no tool passes
+        and none has weak evidence stays a no-route, as in the gated offer."""
+        hp = self.policy
+        min_score = policy.min_score if policy is not None else 0.0
+        rule = policy if policy is not None else DEFAULT_ABSTENTION
+        rows = [
+            (item, *self._verdict(item[1], item[2], item[3], item[4], min_score, preferred_route, read))
+            for item in scored
+        ]
+        offering = rule.offer == "search" or any(
+            passes or hp.weakly_evident(item[3], item[4], read) for item, _, passes in rows
+        )
+        room = k - min(k, sum(passes for _, _, passes in rows)) if offering else 0
+        searching = rule.offer == "search"
+        kept: list[Candidate] = []
+        uncertain: list[Candidate] = []
+        dropped: list[Candidate] = []
+        for (neg_rank, route, score, cosine, lex), reason, passes in rows:
+            keep = passes and len(kept) < k
+            evident = not passes and _evident(hp, cosine, lex, read, searching)
+            fill = evident and len(uncertain) < room
+            if not keep and not fill and len(dropped) >= _REPORTED_DROPPED:
+                if len(kept) >= min(k, len(rows)) and len(uncertain) >= room:
+                    break
+                continue
+            cap = self._caps[route]
+            if keep or fill:
+                shown = reason if keep else "uncertain"
+            else:
+                shown = "beyond_k" if passes or (evident and offering) else reason
+            cand = Candidate(
+                route=cap.route,
+                name=cap.name,
+                source=cap.source,
+                score=score,
+                identifier_score=lex.identifier_score if lex is not None else 0.0,
+                signals=(
+                    (*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, cosine))
+                    if explain
+                    else ()
+                ),
+                kept=keep,
+                reason=shown,
+                rank_score=-neg_rank,
+            )
+            (kept if keep else uncertain if fill else dropped).append(cand)
+        matched = len(scored)
+        outcome: RouteReason
+        if kept:
+            outcome = "routed"
+        elif uncertain:
+            outcome = "weak_evidence"
+        elif lexical_reason == "no_content_words":
+            outcome = "no_content_words"
+        elif not matched:
+            outcome = "no_terms_matched"
+        elif any(c.reason == "below_min_score" for c in dropped):
+            outcome = "below_min_score"
+        else:
+            outcome = "gate_refused_all"
+        return Retrieval(
+            query,
+            k,
+            self.catalog.version,
+            tuple(kept),
+            tuple(dropped),
+            not kept and not uncertain,
+            outcome,
+            matched=matched,
+            uncertain=tuple(uncertain),
         )

@@ -12,10 +12,10 @@ RouteOutcome = Literal["route", "uncertain", "no_route"]
 """What one request comes to (`Retrieval.outcome`, `AllowSet.outcome`):
 
 - `route`: at least one tool has the evidence for a confident route; those are offered,
-  followed by at most `RetrievalAbstentionPolicy.runner_ups` tools with weak evidence (marked
-  uncertain) when fewer than k are confident.
-- `uncertain`: no tool has that evidence, but some have weak evidence; the best few of them are
-  offered (`RetrievalAbstentionPolicy.uncertain_tools`), and `reason` is `weak_evidence`.
+  followed by the ranking's best tools with any evidence (marked uncertain), k in all
+  (`RetrievalAbstentionPolicy.offer`).
+- `uncertain`: no tool has that evidence, but some have weak evidence; the ranking's best tools
+  with any evidence are offered, k at most, and `reason` is `weak_evidence`.
 - `no_route`: nothing is offered; `reason` says why.
 """
 
@@ -31,7 +31,7 @@ RouteReason = Literal[
 """Why a request routes or not (`Retrieval.reason`, `AllowSet.reason`), in both modes:
 
 - `routed`: at least one tool is routed.
-- `weak_evidence`: no tool earns a confident route; the best few with weak evidence are offered
+- `weak_evidence`: no tool earns a confident route; the offered tools are all uncertain
   (the `uncertain` outcome).
 - `no_content_words`: the request has no word routing weighs (empty, or only stop-words and
   punctuation).
@@ -83,9 +83,8 @@ class Retrieval:
     """Ranked candidates for one query over one catalog version.
 
     `candidates` holds the tools routed with confidence, best first (at most `k`); `uncertain`
-    the tools offered with weak evidence: when none is routed, the best few (see `outcome`),
-    and after a route of fewer than `k` tools, its runner-ups; `dropped` those the gate
-    refused, with reasons. `no_route` is True when nothing is offered.
+    the other tools offered, best ranked first (see `RouteOutcome`); `dropped` those not
+    offered, with reasons. `no_route` is True when nothing is offered.
     """
 
     query: str
@@ -98,9 +97,9 @@ class Retrieval:
     matched: int = 0
     """Tools that matched any query word; those neither kept nor listed in `dropped` ranked lower."""
     uncertain: tuple[Candidate, ...] = ()
-    """Tools offered with weak evidence (`Candidate.reason` `uncertain`), best first: the best few
-    when no tool is routed with confidence, or the runner-ups after the routed ones
-    (`RetrievalAbstentionPolicy.runner_ups`). The execution boundary runs none of them."""
+    """Tools offered without a confident route (`Candidate.reason` `uncertain`), best ranked
+    first, after the routed ones (see `RetrievalAbstentionPolicy.offer`). The execution
+    boundary runs none of them."""
 
     @property
     def outcome(self) -> RouteOutcome:

@@ -40,10 +40,10 @@ from ..catalog._mcp import McpSource
 from ..catalog._stored import catalog_from_record, catalog_record, within_limits
 from ..errors import SnapshotError, UserError
 from ..execution._policy import ExecutionPolicy
-from ..retrieval._gate import LexicalGate
 from ..retrieval._hybrid import HybridPolicy, HybridRetriever
 from ..retrieval._index import LexicalIndex
 from ..retrieval._index_store import settings_record
+from ..retrieval._offer import LexicalGate
 from ..retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
 from ._arrays import index_arrays, tool_vectors
 from ._file import read_sections, write_sections

@@ -44,9 +44,9 @@ _ALLOW_SET_FIELDS = ("query", "principal", "catalog_version", "names", "routes",
 class AllowSet:
     """The tools a model may see for one request. Immutable.
 
-    `names` / `routes` are ordered (routed tools best first, then always-visible ones).
-    `outcome` says what the request came to: `route` (tools routed with confidence),
-    `uncertain` (no tool earned a confident route; the best few with weak evidence are shown,
+    `names` / `routes` are ordered (routed tools best first, then the others offered, then
+    always-visible ones). `outcome` says what the request came to: `route` (tools routed with
+    confidence), `uncertain` (no tool earned a confident route; the ranking's best are shown,
     `reason` is `weak_evidence`) or `no_route`. `decisions` says, tool by tool, why each
     retrieved tool is visible or hidden; tools with no decision listed were not retrieved for
     this query and are hidden. `no_route` is True when no routed or uncertain tool is visible

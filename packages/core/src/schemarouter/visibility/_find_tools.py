@@ -30,16 +30,16 @@ class FindToolsSpec:
 FIND_TOOLS = FindToolsSpec(
     name="find_tools",
     description=(
-        "Search the full tool catalog when none of your tools fits the task. Describe what you "
-        "need in a few words (an action and its object, e.g. 'convert currency'); matching "
-        "tools become available on your next step."
+        "Search the full tool catalog when none of your tools fits the task. Write a few "
+        "keywords of the action you need (a verb and its object, e.g. 'convert currency'), or a "
+        "tool's or server's exact name; the best matching tools become available on your next step."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "query": {
                 "type": "string",
-                "description": "What you need a tool for, in a few words.",
+                "description": "A few keywords of the action you need, or a tool's or server's name.",
                 "minLength": 1,
                 "maxLength": 500,
             }

@@ -13,7 +13,7 @@ What each outcome offers:
 | request's outcome | tools offered |
 |---|---|
 | route | the conversation's list (with this request's tools appended), plus find-tools |
-| uncertain | the same: the list, the best few with weak evidence appended, plus find-tools |
+| uncertain | the same: the list, this request's offer (all marked uncertain) appended, plus find-tools |
 | no route | the list so far (nothing new appended), plus find-tools; on a first turn, find-tools alone |
 
 With find-tools off (`SessionLimits(find_tools=False)`), a no-route first turn offers nothing.
@@ -355,12 +355,13 @@ class RoutingSession:
         listed yet to the list for the next model step, and say so.
 
         The provider's `search(query, principal, k=...)` (for a `Visibility`: the same index,
-        rules and principal as routing) is asked past the list it already gave: the tools routed
-        confidently for the query that are not listed yet; when there is none, those with weak
-        evidence, so that a call repeating what routing already offered still finds the tools
-        the allow-set left out. Each tool found is checked with the provider's `permits` before
-        it is added. Runs no tool body; at most `find_results` tools per call and
-        `find_calls_per_turn` calls per turn."""
+        rules and principal as routing; tools the query names outright first, then the
+        ranking's best with any evidence for it) is asked past the list it already gave, with
+        room for every listed tool and `find_results` more: the best tools it finds that the
+        list does not hold yet are added, in its order, so a call that repeats the request
+        reaches the tools ranked just past what routing offered. Each tool found is checked
+        with the provider's `permits` before it is added. Runs no tool body; at most
+        `find_results` tools per call and `find_calls_per_turn` calls per turn."""
         with find_tools_span() as span:
             return found(span, self._find(query), self._state, FIND_TOOLS.name)
 
@@ -380,14 +381,10 @@ class RoutingSession:
         if not isinstance(allow, AllowSet):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise RoutingError(f"the provider's search gave {type(allow).__name__}, not an AllowSet")
         found = [route for route in allow.routes if self._permits(route)]
-        confident = {d.route for d in allow.decisions if d.visible and d.reason == "routed"}
         with self._lock:
             state = self._revalidated(self._state)
             before = set(state.routes)
-            unlisted = [route for route in found if route not in before]
-            # confidently routed tools first; tools with weak evidence only when no new one is
-            new = [route for route in unlisted if route in confident] or unlisted
-            new = new[: limits.find_results]
+            new = [route for route in found if route not in before][: limits.find_results]
             state, _, _ = self._append(state, new, keep=state.turn_routes)
             state = self._set(state)
         now = set(state.routes)

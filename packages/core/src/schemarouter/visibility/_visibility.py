@@ -14,22 +14,14 @@ from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
 from ..catalog._names import name_skeleton
 from ..errors import RoutingError, UserError, require_k
-from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
-from ..retrieval._gate import (
-    UNCERTAIN_WHEN,
-    Verdict,
-    kept_docs,
-    rank_for_gate,
-    runner_up_verdicts,
-    uncertain_count,
-    uncertain_verdicts,
-    unrouted_reason,
-    verdicts,
-)
+from ..retrieval._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy, require_policy
+from ..retrieval._gate import Verdict, rank_for_gate
 from ..retrieval._index import LexicalIndex
+from ..retrieval._offer import offer_verdicts, refused_verdicts
 from ..retrieval._results import RouteReason
 from ..telemetry._decisions import decided, routing_span
 from ._allow_set import AllowSet, DecisionReason, ToolDecision
+from ._named import ToolNames
 
 __all__ = ["Visibility"]
 
@@ -133,6 +125,7 @@ class Visibility:
         # a subclass's own rule (an overridden `permits`) is applied to every allow-set and search
         self._own_rule = type(self).permits is not Visibility.permits
         self._rules: _Rules | None = None
+        self._names: ToolNames | None = None
         self._lock = threading.Lock()
 
     # Read-only: rules are resolved once per catalog version, so a rule changed in place would
@@ -268,20 +261,96 @@ class Visibility:
             return decided(span, self._ruled(query, principal, self._k, self._abstention), self, self._k)
 
     def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
-        """A wider allow-set for `query`, what the find-tools meta-tool searches with: room for
-        `k` tools, and after the confidently routed ones, the tools with weak evidence, best
-        first, marked `uncertain` (`RetrievalAbstentionPolicy.runner_ups` set to `k`: a request
-        word names the tool, or a specific word hits its description and it scores at least
-        half the best routed tool; in hybrid mode also a close meaning). When nothing is routed,
-        it is the uncertain outcome with room for `k`. Same router, rules and principal as
-        `allow_set`; a tool with no evidence for the query is never in it."""
+        """What the find-tools meta-tool searches with: up to `k` tools for `query`, best first,
+        under the same router, rules and principal as `allow_set`.
+
+        Tools the query names outright come first: an exact tool name or `source:name` route,
+        then the tools of a source it names (see `ToolNames`). Then the ranking's best tools
+        with any evidence for the query, whatever the gate says of them (`offer="search"`):
+        confident ones marked routed, the others uncertain. A tool with no evidence for the
+        query, and one the rules or `permits` deny, is never in it."""
         require_k(k)
         own = self._abstention
-        wide = RetrievalAbstentionPolicy(
-            min_score=own.min_score if own is not None else 0.0, uncertain_tools=k, runner_ups=k
-        )
+        wide = RetrievalAbstentionPolicy(min_score=own.min_score if own is not None else 0.0, offer="search")
         with routing_span("search") as span:
-            return decided(span, self._ruled(query, principal, k, wide), self, k)
+            return decided(span, self._search(query, principal, k, wide), self, k)
+
+    def _search(
+        self, query: str, principal: Hashable | None, k: int, wide: RetrievalAbstentionPolicy
+    ) -> AllowSet:
+        ranked = self._ruled(query, principal, k, wide)
+        named, of_sources = self._tool_names().named(query)
+        if not named and not of_sources:
+            return ranked
+        return self._with_named(ranked, named, of_sources, principal, k)
+
+    def _tool_names(self) -> ToolNames:
+        catalog = self.router.catalog
+        names = self._names
+        if names is None or names.catalog is not catalog:
+            names = self._names = ToolNames.of(catalog)
+        return names
+
+    def _with_named(
+        self,
+        ranked: AllowSet,
+        named: tuple[str, ...],
+        of_sources: tuple[str, ...],
+        principal: Hashable | None,
+        k: int,
+    ) -> AllowSet:
+        """`ranked` with the tools the query names first: exact names, then the named sources'
+        tools (those the ranking holds in its order, then the rest), then the ranking; at most
+        `k`, each permitted by the rules."""
+        rules = self._resolve_rules()
+        shown = {d.route: d for d in ranked.decisions if d.visible and d.reason in ("routed", "uncertain")}
+        in_rank = [route for route in ranked.routes if route in shown]
+        sources = set(of_sources)
+        order = [*named, *(r for r in in_rank if r in sources), *of_sources, *in_rank]
+        routes: list[str] = []
+        for route in dict.fromkeys(order):
+            if len(routes) >= k:
+                break
+            if route in rules.hidden_routes or (
+                route not in shown and not self._permits_now(route, principal)
+            ):
+                continue
+            routes.append(route)
+        catalog = rules.catalog
+        decisions = [
+            shown.get(route)
+            or ToolDecision(route, catalog[route].name, True, "uncertain", "named in the query")
+            for route in routes
+        ]
+        kept = set(routes)
+        for d in ranked.decisions:
+            if d.route in kept:
+                continue
+            if d.route in shown:  # pushed past k by a named tool
+                d = ToolDecision(d.route, d.name, False, "beyond_k", f"k={k}", d.score)
+            decisions.append(d)
+        always = [(n, r) for n, r in zip(ranked.names, ranked.routes, strict=True) if r not in shown]
+        names = [catalog[route].name for route in routes] + [n for n, r in always if r not in routes]
+        routes_all = routes + [r for _, r in always if r not in routes]
+        routed = any(d.reason == "routed" for d in decisions if d.visible and d.route in routes)
+        return AllowSet(
+            ranked.query,
+            ranked.principal,
+            ranked.catalog_version,
+            tuple(names),
+            tuple(routes_all),
+            not routes,
+            "routed" if routed else "weak_evidence" if routes else ranked.reason,
+            tuple(decisions),
+            request_cut=ranked.request_cut,
+        )
+
+    def _permits_now(self, route: str, principal: Hashable | None) -> bool:
+        """`permits`, a failure of which is a `RoutingError` (fail closed)."""
+        try:
+            return self.permits(route, principal) is True
+        except Exception as exc:
+            raise RoutingError(f"permits raised {type(exc).__name__}: {exc}") from exc
 
     def _ruled(
         self, query: str, principal: Hashable | None, k: int, policy: RetrievalAbstentionPolicy | None
@@ -309,6 +378,7 @@ class Visibility:
                 min_score=own.min_score,
                 uncertain_tools=depth if own.uncertain_tools else 0,
                 runner_ups=depth if own.runner_ups else 0,
+                offer=own.offer,
             )
             allow = self._visible(query, principal, depth, deeper)
         return allow.narrowed(denied, always, k=want) if denied or depth > k else allow
@@ -340,13 +410,23 @@ class Visibility:
         except Exception as exc:
             raise RoutingError(f"routing failed for this request: {type(exc).__name__}: {exc}") from exc
         offered = retrieval.offered
-        kept: list[_Scored] = [(c, c.score, c.reason) for c in offered]
+        reason = retrieval.reason
         dropped: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.dropped]
+        hidden_routes = rules.hidden_routes
+        confident = retrieval.candidates
+        if (
+            (policy or DEFAULT_ABSTENTION).fills()
+            and confident
+            and all(c.route in hidden_routes for c in confident)
+        ):
+            # as in lexical mode: a request whose confident tools static rules hide offers nothing else
+            dropped = [(c, c.score, c.reason) for c in offered if c.route not in hidden_routes] + dropped
+            offered = tuple(c for c in offered if c.route in hidden_routes)
+            reason = "static_rules_hid_all"
+        kept: list[_Scored] = [(c, c.score, c.reason) for c in offered]
         tools = [c for c, _, _ in kept]
         weak = frozenset(c.route for c in retrieval.uncertain) if retrieval.uncertain else _NO_ROUTES
-        return self._allow_set(
-            query, principal, rules, k, tools, retrieval.reason, lambda: (kept, dropped), weak
-        )
+        return self._allow_set(query, principal, rules, k, tools, reason, lambda: (kept, dropped), weak)
 
     def _lexical(
         self,
@@ -361,40 +441,15 @@ class Visibility:
         are gathered only when the decisions are read."""
         hidden = rules.hidden
         ranking = rank_for_gate(index, query, k, hidden=hidden, count=False)
-        kept = kept_docs(ranking, k, policy, hidden=hidden)
         tools = ranking.tools
-        full: tuple[list[Verdict], list[Verdict]] | None = None
-        uncertain: list[Verdict] = []
-        reason: RouteReason
-        runner_ups: list[Verdict] = []
-        if kept:
-            reason = "routed"  # hidden tools are never kept, and at most k are: a kept tool is routed
-            runner_ups = runner_up_verdicts(index, ranking, kept, k, policy, hidden=hidden)
-        else:
-            reason, full = unrouted_reason(ranking, k, policy, hidden=hidden)
-            if reason in UNCERTAIN_WHEN:
-                uncertain = uncertain_verdicts(index, ranking, min(k, uncertain_count(policy)), hidden=hidden)
-                if uncertain:
-                    reason = "weak_evidence"
-                    kept = [v.doc for v in uncertain]
+        offered, reason = offer_verdicts(index, ranking, k, policy, hidden=hidden)
 
         def report() -> tuple[list[_Scored], list[_Scored]]:
-            if uncertain:
-                offered = [v.doc for v in uncertain]
-                _, dropped = verdicts(ranking, k, policy, hidden=hidden, offered=offered)
-                return _scored(tools, uncertain), _scored(tools, dropped)
-            if runner_ups:
-                offered = [v.doc for v in runner_ups]
-                every_kept, dropped = verdicts(ranking, k, policy, hidden=hidden, offered=offered)
-                return _scored(tools, every_kept + runner_ups), _scored(tools, dropped)
-            every_kept, dropped = full or verdicts(ranking, k, policy, hidden=hidden)
-            return _scored(tools, every_kept), _scored(tools, dropped)
+            dropped = refused_verdicts(ranking, offered, policy, hidden=hidden)
+            return _scored(tools, offered), _scored(tools, dropped)
 
-        shown = [tools[doc] for doc in kept]
-        weak = _NO_ROUTES
-        if runner_ups:
-            shown += [tools[v.doc] for v in runner_ups]
-            weak = frozenset(tools[v.doc].route for v in runner_ups)
+        weak = frozenset(tools[v.doc].route for v in offered if not v.kept)
+        shown = [tools[v.doc] for v in offered]
         return self._allow_set(query, principal, rules, k, shown, reason, report, weak)
 
     def _allow_set(
@@ -412,7 +467,7 @@ class Visibility:
 
         `report()` gives the retrieval's kept and dropped tools with their scores and reasons;
         the decisions explain them, when they are read. `weak` are the routes of kept tools
-        offered with weak evidence only (runner-ups): when static rules hide every confident
+        offered without a confident route (marked uncertain): when static rules hide every confident
         tool and leave only those, the outcome is uncertain, not a route.
         """
         hidden_routes, always = rules.hidden_routes, rules.always  # not the rules: they hold the index

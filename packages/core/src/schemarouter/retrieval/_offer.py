@@ -1,0 +1,246 @@
+"""What a request is offered in lexical mode: the no-route gate's verdicts, filled from the ranking
+as the abstention policy says (`RetrievalAbstentionPolicy.offer`), made into a `Retrieval`.
+
+The gate decides two things: whether a request routes at all (no route is left for requests
+with no evidence for any tool) and which tools are confident (what the selective execution
+boundary may run). It does not decide how many tools a model sees: by default (`top_k`) a
+request that is not a no-route is offered the ranking's first k tools with any evidence, the
+confident ones marked routed and the rest uncertain. Measured on the development data, the
+gate tells a fitting tool from a near miss too poorly to hide one, and five tools cost a few
+hundred bytes (see docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from ..catalog._catalog import Catalog
+from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
+from ._gate import (
+    DEFAULT_GATE,
+    UNCERTAIN_WHEN,
+    GateRanking,
+    GateSettings,
+    Verdict,
+    _routing_score,  # pyright: ignore[reportPrivateUsage]
+    _rows,  # pyright: ignore[reportPrivateUsage]
+    kept_docs,
+    match_evidence,
+    no_route_reason,
+    rank_for_gate,
+    runner_up_verdicts,
+    tool_signals,
+    uncertain_count,
+    uncertain_verdicts,
+    unrouted_reason,
+    verdicts,
+)
+from ._index import LexicalIndex
+from ._results import Candidate, Retrieval, RouteReason
+
+__all__ = ["FILL_RANK_SHARE", "LexicalGate", "gate", "offer_verdicts", "refused_verdicts", "top_k_verdicts"]
+
+
+FILL_RANK_SHARE = 0.4
+"""In lexical mode, an offer (`offer="top_k"`) is filled only with tools whose BM25F ranking score
+is at least this share of the best ranked tool's, or that a request word names (identifier
+evidence): the far tail of the ranking is cut, and a tool whose name or title is a list of
+topics stays out of honest allow-sets. Chosen on the dev half of the development data (see
+docs/decisions.md, "Offers keep the ranking's top k"). find-tools (`offer="search"`) is not cut."""
+
+
+def top_k_verdicts(
+    ranking: GateRanking,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> list[Verdict]:
+    """The offer filled to `k` from the ranking: the tools the gate keeps (`kept_docs`: a
+    preferred route, then the confident ones, in rank order), then the best ranked tools with
+    any gate evidence for the request, marked `uncertain`, up to `k` in all, each named by a
+    request word or ranked at least `FILL_RANK_SHARE` of the best (any, for `offer="search"`); none hidden by a
+    static rule. A tool the request matched only through a loose form (a prefix) has no
+    evidence and is never offered as uncertain."""
+    confident = kept_docs(ranking, k, policy, settings, hidden)
+    out = _kept_verdicts(ranking, confident, settings)
+    if len(out) >= k:
+        return out
+    skip = set(confident)
+    rule = policy if policy is not None else DEFAULT_ABSTENTION
+    # the best ranked tool with evidence (not one matched through a prefix alone) sets the floor
+    best = max((rank for _, rank, total, _ in _rows(ranking.ranked) if total > 0.0), default=0.0)
+    floor = 0.0 if rule.offer == "search" else best * FILL_RANK_SHARE
+    for doc, rank_score, total, identifier in _rows(ranking.ranked):
+        if total <= 0.0 or doc in skip or (hidden and doc in hidden):
+            continue
+        if rank_score < floor and identifier <= 0.0:
+            continue  # far down the ranking, and no request word names it
+        score = _routing_score(total, rank_score, ranking.unit, settings)
+        out.append(Verdict(doc, score, identifier, rank_score, False, "uncertain"))
+        if len(out) >= k:
+            break
+    return out
+
+
+def _kept_verdicts(ranking: GateRanking, docs: list[int], settings: GateSettings) -> list[Verdict]:
+    """`kept_docs`'s tools as kept verdicts, in its order."""
+    rows = {row[0]: row for row in _rows(ranking.ranked)}
+    out: list[Verdict] = []
+    for doc in docs:
+        _, rank_score, total, identifier = rows[doc]
+        score = _routing_score(total, rank_score, ranking.unit, settings)
+        reason = "preferred_route" if doc == ranking.preferred_doc else "routed"
+        out.append(Verdict(doc, score, identifier, rank_score, True, reason))
+    return out
+
+
+def offer_verdicts(
+    index: LexicalIndex,
+    ranking: GateRanking,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> tuple[list[Verdict], RouteReason]:
+    """What one ranked request is offered under `policy`: the verdicts of the tools offered, in
+    the order offered (kept ones routed with confidence, the others `uncertain`), and the
+    request's reason. Nothing offered is a no-route, and the reason says why.
+
+    - `offer="top_k"` (the default): the confident tools, then the ranking's best with any
+      evidence, k in all (see `top_k_verdicts`), unless the request is a no-route: no tool
+      earns a route and none has weak evidence (see `uncertain_verdicts`), or static rules hide
+      every tool that would route. With `uncertain_tools=0`, the confident tools alone.
+    - `offer="gated"`: the confident tools; when there is none, the best `uncertain_tools` with
+      weak evidence; after fewer than k confident ones, up to `runner_ups` of them.
+    - `offer="search"`: as `top_k`, whatever the request as a whole comes to.
+    """
+    rule = policy if policy is not None else DEFAULT_ABSTENTION
+    if rule.fills():
+        offered = top_k_verdicts(ranking, k, policy, settings, hidden)
+        if any(v.kept for v in offered):
+            return offered, "routed"
+        if rule.offer == "search":
+            return offered, "weak_evidence" if offered else no_route_reason(ranking, [], [])
+        unrouted, _ = unrouted_reason(ranking, k, policy, settings, hidden)
+        if offered and unrouted in UNCERTAIN_WHEN and uncertain_verdicts(index, ranking, 1, settings, hidden):
+            return offered, "weak_evidence"
+        return [], unrouted
+    confident = kept_docs(ranking, k, policy, settings, hidden)
+    if confident:
+        ups = runner_up_verdicts(index, ranking, confident, k, policy, settings, hidden)
+        return _kept_verdicts(ranking, confident, settings) + ups, "routed"
+    unrouted, _ = unrouted_reason(ranking, k, policy, settings, hidden)
+    if unrouted in UNCERTAIN_WHEN:
+        uncertain = uncertain_verdicts(index, ranking, min(k, uncertain_count(policy)), settings, hidden)
+        if uncertain:
+            return uncertain, "weak_evidence"
+    return [], unrouted
+
+
+def refused_verdicts(
+    ranking: GateRanking,
+    offered: list[Verdict],
+    policy: RetrievalAbstentionPolicy | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+) -> list[Verdict]:
+    """The tools not `offered`, best ranked first, with why (at most
+    `settings.reported_dropped` besides the hidden ones): a static rule, the gate's reason, or
+    `beyond_k` for a tool the gate would keep past the offer; when the offer was filled from the
+    ranking, also for a tool with evidence too weak to route (only k hid it). A tool under the
+    policy's `min_score` keeps that reason."""
+    # k=0: every tool past the offer that the gate would keep is reported `beyond_k`
+    _, dropped = verdicts(ranking, 0, policy, settings, hidden, offered={v.doc for v in offered})
+    if not offered or not (policy if policy is not None else DEFAULT_ABSTENTION).fills():
+        return dropped
+    hidden = hidden or {}
+    weak = ("weak_evidence", "no_identifier_signal")
+    return [
+        v._replace(reason="beyond_k") if v.score > 0.0 and v.reason in weak and v.doc not in hidden else v
+        for v in dropped
+    ]
+
+
+def gate(
+    index: LexicalIndex,
+    query: str,
+    k: int,
+    policy: RetrievalAbstentionPolicy | None = None,
+    preferred_route: str | None = None,
+    settings: GateSettings = DEFAULT_GATE,
+    hidden: Mapping[int, str] | None = None,
+    explain: bool = True,
+) -> Retrieval:
+    """Rank `query` over `index` and offer what `policy` says (see `offer_verdicts`): at most `k`
+    tools, those kept with confidence in `Retrieval.candidates`, the rest in `uncertain`.
+
+    `hidden` maps tools (by position) that static rules hide to the rule's reason: they are
+    reported as dropped with that reason and do not use up `k`. At most
+    `settings.reported_dropped` other refusals are reported, best ranked first (a tool the gate
+    would route, past the ones offered, as `beyond_k`). With `explain=False` candidates carry
+    no `signals` (scores, reasons and decisions are the same).
+    """
+    ranking = rank_for_gate(index, query, k, preferred_route, settings, hidden)
+    offered, reason = offer_verdicts(index, ranking, k, policy, settings, hidden)
+    kept = [v for v in offered if v.kept]
+    uncertain = [v for v in offered if not v.kept]
+    dropped = refused_verdicts(ranking, offered, policy, settings, hidden)
+    terms = ranking.terms
+    evidence = match_evidence(index, terms, settings) if explain else []
+    caps = ranking.tools
+
+    def candidate(verdict: Verdict) -> Candidate:
+        cap = caps[verdict.doc]
+        return Candidate(
+            route=cap.route,
+            name=cap.name,
+            source=cap.source,
+            score=round(verdict.score, 6),
+            identifier_score=round(1.0 - math.exp(-verdict.identifier), 6),
+            signals=tool_signals(index, verdict.doc, terms, evidence) if explain else (),
+            kept=verdict.kept,
+            reason=verdict.reason,
+            rank_score=round(verdict.rank_score, 6),
+        )
+
+    return Retrieval(
+        query=query,
+        k=k,
+        catalog_version=index.catalog.version,
+        candidates=tuple(candidate(v) for v in kept),
+        dropped=tuple(candidate(v) for v in dropped),
+        no_route=not offered,
+        reason=reason,
+        matched=ranking.ranked.matched or 0,
+        uncertain=tuple(candidate(v) for v in uncertain),
+    )
+
+
+class LexicalGate:
+    """The lexical index read through the no-route gate: what a router ranks with in lexical
+    mode, and the lexical side of hybrid mode (a `LexicalRetriever`)."""
+
+    def __init__(self, index: LexicalIndex, settings: GateSettings = DEFAULT_GATE) -> None:
+        self.index = index
+        self.settings = settings
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.index.catalog
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        policy: RetrievalAbstentionPolicy | None = None,
+        preferred_route: str | None = None,
+        explain: bool = True,
+    ) -> Retrieval:
+        """The gated retrieval of `query` (see `gate`); `explain=False` leaves out the signals."""
+        return gate(self.index, query, k, policy, preferred_route, self.settings, explain=explain)
+
+    def corrected_text(self, query: str) -> str:
+        """`query` with misspelt words replaced by what the index reads them as."""
+        return self.index.analyzer.corrected_text(query)
