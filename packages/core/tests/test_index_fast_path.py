@@ -13,11 +13,10 @@ import pytest
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
 from schemarouter.analysis._terms import QueryTerm
 from schemarouter.analysis._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
-from schemarouter.retrieval._gate import (  # pyright: ignore[reportPrivateUsage]
+from schemarouter.retrieval._evidence import match_evidence, term_evidence
+from schemarouter.retrieval._gate import (
     DEFAULT_GATE,
-    _term_evidence,
     kept_docs,
-    match_evidence,
     no_route_reason,
     rank_for_gate,
     unrouted_reason,
@@ -72,7 +71,7 @@ def ranked(
 ) -> Ranked:
     """`LexicalIndex.rank` with the gate's default evidence weights."""
     return index.rank(
-        terms, depth, DEFAULT_GATE, lambda qt: _term_evidence(index, qt, DEFAULT_GATE), preferred
+        terms, depth, DEFAULT_GATE, lambda qt: term_evidence(index, qt, DEFAULT_GATE), preferred
     )
 
 
@@ -435,7 +434,7 @@ def test_per_word_caches_stay_bounded_start_over_and_change_no_result(
     bounded.analyzer.query_terms("zeppelin")
     assert "zeppelin" in bounded.analyzer._resolved  # pyright: ignore[reportPrivateUsage]
     last = tuple(t for t in roomy.analyzer.query_terms(queries[-1]) if t.matches)
-    vectors = roomy.word_vectors(last, DEFAULT_GATE, lambda qt: _term_evidence(roomy, qt, DEFAULT_GATE))
+    vectors = roomy.word_vectors(last, DEFAULT_GATE, lambda qt: term_evidence(roomy, qt, DEFAULT_GATE))
     fitting = [t.surface for t, v in zip(last, vectors, strict=True) if len(v.positions) <= 400]
     assert fitting, "the last request has a word small enough to remember"
     assert fitting[-1] in bounded._vectors[DEFAULT_GATE]  # pyright: ignore[reportPrivateUsage]

@@ -6,7 +6,8 @@ rare the matched word is in the catalog and how unusual it is in everyday Englis
 the tool's identifiers (name, title) count fully; hits elsewhere count less. A tool is kept
 only when that evidence clears a floor: a specific word naming the tool, or several
 specific words of its description together. Stop-word or everyday-word overlap never
-clears it. The calibrated `RetrievalAbstentionPolicy.min_score` applies on top.
+clears it. The calibrated `RetrievalAbstentionPolicy.min_score` applies on top. What each hit
+is worth, and the settings of both, are in `_evidence`.
 
 A candidate's `score` (what `min_score` and calibration threshold) blends that evidence with
 the tool's BM25F ranking score, read in units of the catalog's highest term weight: evidence
@@ -16,104 +17,42 @@ fields, and a request that needs no tool tends to be weak on one of the two.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
+from ..analysis._breadth import CONTENT_MASK
 from ..analysis._terms import QueryTerm
 from ..catalog._capability import Capability
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
+from ._evidence import (
+    DEFAULT_GATE,
+    IDENTIFIER_MASK,
+    UNCERTAIN_SPECIFICITY,
+    GateSettings,
+    hit,
+    routing_score,
+    term_evidence,
+)
 from ._index import LexicalIndex, MatchEvidence, Ranked
-from ._results import RouteReason, Signal
+from ._results import RouteReason
 
 __all__ = [
+    "DEFAULT_GATE",
     "UNCERTAIN_SPECIFICITY",
     "UNCERTAIN_WHEN",
     "GateRanking",
     "GateSettings",
     "Verdict",
     "kept_docs",
-    "match_evidence",
     "no_route_reason",
     "rank_for_gate",
     "runner_up_count",
     "runner_up_verdicts",
-    "tool_signals",
     "uncertain_count",
     "uncertain_verdicts",
     "unrouted_reason",
     "verdicts",
 ]
-
-_FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
-_IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
-_ARGUMENT_MASK = _FIELD_BIT["param_text"]
-
-
-UNCERTAIN_SPECIFICITY = 0.45
-"""Default `GateSettings.uncertain_specificity` (chosen on the dev halves of the development data)."""
-
-
-@dataclass(frozen=True, slots=True)
-class GateSettings:
-    """Floors of the gate. `score` and `identifier_score` are both in [0, 1)."""
-
-    other_field_factor: float = 0.7
-    """Evidence of a hit outside the identifiers, relative to an identifier hit."""
-    other_field_power: float = 2.0
-    """Outside the identifiers, specificity counts this many times: everyday words stuffed into a
-    description add up to little."""
-    argument_evidence: float = 0.3
-    """Evidence of a hit on a tool's argument text alone (parameter descriptions and enum values),
-    relative to a hit elsewhere outside the identifiers. Argument text says what a parameter
-    holds (`'Asia/Tokyo'`, `'c-100'`) more often than what the tool does: alone, such a hit no
-    longer routes ("weather in Tokyo" routed a time-zone converter whose parameter description
-    gives `Asia/Tokyo` as an example; it is now at most offered as uncertain). Not 0: in BFCL's
-    functions parameter descriptions often carry the purpose (0 cost 4 points of gold tools in
-    its allow-sets). Such hits rank in full in lexical mode; hybrid fusion reads this evidence."""
-    prefix_evidence: float = 0.0
-    """Evidence of a prefix match (`dealer` / `dealership`): it helps ranking, but is too loose to route."""
-    synonym_evidence: float = 1.0
-    """Evidence of a synonym match (`remove` / `delete`), relative to its ranking credit
-    (`IndexSettings.synonym_quality`). Below 1, a request whose only link to a tool is a
-    synonym is less likely to route on it (0 = synonyms help ranking only)."""
-    identifier_floor: float = 0.25
-    """A tool whose identifier evidence reaches this is kept (the query names it)."""
-    evidence_floor: float = 0.3
-    """A tool whose total evidence reaches this is kept even without an identifier hit."""
-    rank_weight: float = 0.5
-    """Share of the routing score taken from the BM25F ranking score (per unit of the catalog's
-    highest term weight), geometric with the gate evidence; 0 = evidence alone."""
-    uncertain_specificity: float = UNCERTAIN_SPECIFICITY
-    """How specific in everyday English (`specificity`) a request word hitting a tool's other
-    fields must be for that tool to be offered in an uncertain outcome (see `uncertain_verdicts`);
-    a word hitting its name or title counts whatever its specificity. "Search", "song",
-    "weather" reach it; "write", "help", "find" do not, so that a description stuffed with
-    everyday words is never offered."""
-    runner_up_share: float = 0.5
-    """A runner-up (see `RetrievalAbstentionPolicy.runner_ups`) needs a routing score of at least
-    this share of the best routed tool's: a description that merely lists a request's topic
-    among many others scores far below the tool the request names."""
-    min_depth: int = 32
-    """Ranked tools examined at least (more when k is large)."""
-    reported_dropped: int = 10
-    """Refused tools reported with their reasons, best ranked first (the rest are counted)."""
-    unbounded_floors: tuple[float, float] = field(init=False, repr=False, compare=False)
-    """`evidence_floor` and `identifier_floor` on evidence's unbounded scale, worked out once
-    (the gate compares against them on every request)."""
-
-    def __post_init__(self) -> None:
-        floors = (_unbounded(self.evidence_floor), _unbounded(self.identifier_floor))
-        object.__setattr__(self, "unbounded_floors", floors)
-
-
-def _unbounded(score: float) -> float:
-    return -math.log(1.0 - min(score, 0.999999))
-
-
-DEFAULT_GATE = GateSettings()
 
 
 def uncertain_count(policy: RetrievalAbstentionPolicy | None) -> int:
@@ -141,83 +80,6 @@ def _floors(settings: GateSettings, policy: RetrievalAbstentionPolicy | None) ->
 def _rows(ranked: Ranked) -> Iterator[tuple[int, float, float, float]]:
     """Each ranked tool, best first: (position, ranking score, evidence, identifier evidence)."""
     return zip(ranked.docs, ranked.rank_scores, ranked.support, ranked.named, strict=True)
-
-
-def _routing_score(total: float, rank_score: float, unit: float, settings: GateSettings) -> float:
-    """A tool's routing score in [0, 1) from its gate evidence and its ranking score."""
-    weight = settings.rank_weight
-    if total > 0.0 and weight > 0.0:
-        # evidence blended geometrically with the ranking score (in units of the highest term weight)
-        return 1.0 - math.exp(-(total ** (1.0 - weight) * (rank_score / unit) ** weight))
-    return 1.0 - math.exp(-total)
-
-
-def _term_evidence(index: LexicalIndex, qt: QueryTerm, settings: GateSettings) -> list[MatchEvidence]:
-    """Per match of one query term: the evidence of a hit on an identifier, elsewhere, and on
-    argument text alone."""
-    row: list[MatchEvidence] = []
-    argument_factor = settings.argument_evidence
-    for match in qt.matches:
-        kind = match.kind
-        if kind == "prefix":
-            factor = settings.prefix_evidence
-        elif kind == "synonym":
-            factor = settings.synonym_evidence * match.quality
-        else:
-            factor = match.quality
-        rarity = index.rarity(match.term) * factor
-        on_name = rarity * qt.specificity
-        elsewhere = rarity * qt.specificity**settings.other_field_power * settings.other_field_factor
-        row.append((on_name, elsewhere, elsewhere * argument_factor))
-    return row
-
-
-def match_evidence(
-    index: LexicalIndex, terms: tuple[QueryTerm, ...], settings: GateSettings
-) -> list[list[MatchEvidence]]:
-    """Per query term and match: the evidence of a hit on an identifier, elsewhere, and on
-    argument text alone."""
-    return [_term_evidence(index, qt, settings) for qt in terms]
-
-
-def _hit(mask: int, evidence: MatchEvidence) -> float:
-    """The evidence of one hit, by the fields it lands on (a bitmask): on an identifier, on
-    argument text alone, or elsewhere."""
-    on_name, elsewhere, on_argument = evidence
-    if mask & _IDENTIFIER_MASK:
-        return on_name
-    return on_argument if mask == _ARGUMENT_MASK else elsewhere
-
-
-def _fields_of(mask: int) -> tuple[str, ...]:
-    return tuple(name for name in FIELDS if mask & _FIELD_BIT[name])
-
-
-_FIELDS_OF = {mask: _fields_of(mask) for mask in range(1 << len(FIELDS))}
-"""Field bitmask -> the names of the fields it sets, in field order."""
-
-
-def tool_signals(
-    index: LexicalIndex,
-    doc: int,
-    terms: tuple[QueryTerm, ...],
-    weights: list[list[MatchEvidence]],
-) -> tuple[Signal, ...]:
-    """The signals behind one tool's score: which query word hit which field, with what evidence.
-
-    `weights[i][j]` is the (identifier hit, other hit, argument-text hit) evidence of
-    `terms[i].matches[j]`.
-    """
-    signals: list[Signal] = []
-    for i, j, mask in index.doc_hits(doc, terms):
-        weight = round(_hit(mask, weights[i][j]), 6)
-        term = terms[i]
-        surface, read_as = term.surface, term.matches[j].read_as
-        if term.named_by is not None:  # "report.md" read as markdown
-            surface, read_as = term.named_by, read_as or surface
-        for name in _FIELDS_OF[mask]:
-            signals.append(Signal(surface, name, weight, read_as))
-    return tuple(signals)
 
 
 class Verdict(NamedTuple):
@@ -268,7 +130,7 @@ def rank_for_gate(
     if hidden:
         depth += min(len(hidden), depth)
     ranked = index.rank(
-        terms, depth, settings, lambda qt: _term_evidence(index, qt, settings), preferred_doc, count
+        terms, depth, settings, lambda qt: term_evidence(index, qt, settings), preferred_doc, count
     )
     return GateRanking(index.capabilities, terms, ranked, preferred_doc, index.max_idf)
 
@@ -306,7 +168,7 @@ def verdicts(
             continue  # could only be refused, and enough refusals are reported
         if offered and doc in offered:
             continue  # offered as uncertain: neither kept nor refused
-        score = _routing_score(total, rank_score, unit, settings)
+        score = routing_score(total, rank_score, unit, settings)
         # (`kept_docs` restates this decision for the kept tools alone)
         if rule is not None:
             hidden_left -= 1
@@ -352,7 +214,7 @@ def kept_docs(
                 continue
             if (
                 min_score > 0.0
-                and round(_routing_score(total, rank_score, ranking.unit, settings), 6) < min_score
+                and round(routing_score(total, rank_score, ranking.unit, settings), 6) < min_score
             ):
                 continue
         kept.append(doc)
@@ -369,17 +231,22 @@ def _names_a_purpose(
     evidence: dict[int, list[MatchEvidence]],
 ) -> bool:
     """Does a request word that is specific enough (`settings.uncertain_specificity`, read off the
-    word's most common form) hit this tool with a match that counts as gate evidence?
+    word's most common form, and scaled by the tool's `content_factor` when it hits only the
+    tool's description or parameters) hit this tool with a match that counts as gate evidence?
     `evidence` holds each term's match evidence once worked out (term position -> row)."""
     floor = settings.uncertain_specificity
+    factor = index.content_factor(doc)
     for i, j, mask in index.doc_hits(doc, terms):
         qt = terms[i]
-        if qt.base_specificity < floor:
+        specific = qt.base_specificity
+        if mask & CONTENT_MASK and not mask & IDENTIFIER_MASK:
+            specific *= factor  # in a broad tool, a word must be all the more specific (`_breadth`)
+        if specific < floor:
             continue
         row = evidence.get(i)
         if row is None:
-            row = evidence[i] = _term_evidence(index, qt, settings)
-        if _hit(mask, row[j]) > 0.0:
+            row = evidence[i] = term_evidence(index, qt, settings)
+        if hit(mask, row[j]) > 0.0:
             return True
     return False
 
@@ -411,7 +278,7 @@ def uncertain_verdicts(
     for doc, rank_score, total, identifier in _rows(ranking.ranked):
         if total <= 0.0 or (hidden and doc in hidden) or (skip and doc in skip):
             continue
-        score = _routing_score(total, rank_score, ranking.unit, settings)
+        score = routing_score(total, rank_score, ranking.unit, settings)
         if identifier <= 0.0 and (
             score < min_score or not _names_a_purpose(index, doc, ranking.terms, settings, evidence)
         ):
@@ -441,7 +308,7 @@ def runner_up_verdicts(
     unit = ranking.unit
     best = max(
         (
-            _routing_score(total, rank, unit, settings)
+            routing_score(total, rank, unit, settings)
             for doc, rank, total, _ in _rows(ranking.ranked)
             if doc in skip
         ),

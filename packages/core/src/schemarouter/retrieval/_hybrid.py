@@ -33,7 +33,7 @@ import heapq
 import math
 from dataclasses import dataclass, replace
 from operator import itemgetter
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..catalog._catalog import Catalog
 from ..errors import UserError
@@ -60,7 +60,10 @@ class LexicalRetriever(Protocol):
 
     Optionally, `corrected_text(query) -> str` gives the request with misspelt words replaced
     by what the lexical side reads them as (the lexical index has it); the semantic side then
-    encodes that text. Without it, the request is encoded as written.
+    encodes that text. Without it, the request is encoded as written. And optionally,
+    `content_factors(routes) -> list[float]` gives what each descriptive word of each tool is
+    worth (below 1 for a tool that lists far more words than a focused one); a broad tool's
+    cosine is scaled by it.
     """
 
     @property
@@ -245,6 +248,20 @@ _order = itemgetter(0, 1)
 """Best rank first; ties broken by route (routes are unique)."""
 
 
+def _broad_tools(lexical: LexicalRetriever, routes: tuple[str, ...]) -> tuple[Any, Any]:
+    """The positions (in `routes`) of the tools the lexical side counts as broad, and what each
+    of their descriptive words is worth there (see `LexicalGate.content_factors`); none when the
+    lexical side does not say."""
+    import numpy as np
+
+    factors_of = getattr(lexical, "content_factors", None)
+    if not callable(factors_of):
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
+    factors = np.asarray(factors_of(routes), dtype=np.float32)
+    broad = np.flatnonzero(factors < 1.0)
+    return broad, factors[broad]
+
+
 class HybridRetriever:
     """Same `retrieve` contract as the lexical index, over one catalog version.
 
@@ -264,6 +281,9 @@ class HybridRetriever:
         self.policy = require_hybrid_policy(policy) or HybridPolicy()
         self.catalog = lexical.catalog
         self._caps = {cap.route: cap for cap in lexical.catalog}
+        self._broad, self._broad_factors = _broad_tools(lexical, semantic.routes)
+        broad: list[int] = self._broad.tolist()
+        self._broad_routes: frozenset[str] = frozenset(semantic.routes[i] for i in broad)
 
     @property
     def encoder_name(self) -> str:
@@ -303,6 +323,12 @@ class HybridRetriever:
             sims, by_clause = self.semantic.clause_similarities(text)
         else:
             sims, by_clause = self.semantic.similarities(text), None
+        if self._broad.size:
+            # the cosine of a tool listing thousands of words is that of everyday English with any
+            # request: it counts as much as the lexical side lets each of its words count
+            sims[self._broad] *= self._broad_factors
+            if by_clause is not None:
+                by_clause[self._broad] *= self._broad_factors
         # A request the encoder does not read, or whose vector is zero (every cosine 0), gives
         # no semantic evidence: only the lexical gate keeps tools. A zero vector has no
         # semantic ranking either, so no tool joins the pool or gets a place through it.
@@ -485,7 +511,8 @@ class HybridRetriever:
     ) -> Retrieval:
         """The offer of a policy that fills it from the ranking (`RetrievalAbstentionPolicy.fills`):
         the tools that pass (at most `k`, best ranked first), then the best ranked tools with any
-        evidence, `uncertain`, `k` in all. With `offer="top_k"`, a request where no tool passes
+        evidence, `uncertain`, `k` in all; a broad tool (see `_broad_tools`) only when a request
+        word names it, or for find-tools' search. With `offer="top_k"`, a request where no tool passes
         and none has weak evidence stays a no-route, as in the gated offer."""
         hp = self.policy
         min_score = policy.min_score if policy is not None else 0.0
@@ -505,6 +532,9 @@ class HybridRetriever:
         for (neg_rank, route, score, cosine, lex), reason, passes in rows:
             keep = passes and len(kept) < k
             evident = not passes and _evident(hp, cosine, lex, read, searching)
+            if evident and not searching and route in self._broad_routes:
+                # a broad tool fills no offer unless a request word names it
+                evident = lex is not None and lex.identifier_score > 0.0
             fill = evident and len(uncertain) < room
             if not keep and not fill and len(dropped) >= _REPORTED_DROPPED:
                 if len(kept) >= min(k, len(rows)) and len(uncertain) >= room:

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..analysis._analyzer import Analyzer
+from ..analysis._breadth import CONTENT_FIELDS, CONTENT_MASK, content_factor, content_factors
 from ..analysis._document import AnalyzedTools
 from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
 from ..analysis._query import QueryAnalyzer
@@ -133,6 +134,14 @@ class IndexSettings:
     """Shortest word that may match another word it is a prefix of."""
     specificity_focus: float = 0.5
     """How much ranking discounts words common in everyday English (0 = not at all)."""
+    breadth_reference: float = 256.0
+    """Distinct terms a tool's description and parameters may list before each of them counts
+    less (see `_breadth`): the longest real tools of the development data list 31 (MetaTool), 82
+    (BFCL) and 282 (LiveMCPBench, most under 60); a description stuffed with 16 KiB of everyday
+    English lists about 2,000."""
+    breadth_power: float = 1.0
+    """How fast a broad tool's descriptive words lose weight past `breadth_reference`: 1 keeps
+    what all its words can earn together what a focused tool's can (0 turns it off)."""
     number_specificity: float = 0.2
     """Specificity of an all-digit query word: numbers are argument values far more often than
     they name what a tool does, so `100` matching "c-100" in a parameter description must not
@@ -159,35 +168,53 @@ class LexicalIndex:
         raw_tf: dict[str, list[float]] = {}
         raw_named: dict[str, list[bool]] = {}
         raw_argument: dict[str, list[bool]] = {}
+        raw_df: dict[str, float] = {}
         self._doc_fields: Sequence[dict[str, int]] = []
         fields_of_docs: list[dict[str, int]] = self._doc_fields
+        factors: list[float] = []
         for doc, counts in enumerate(doc_counts):
             doc_lengths = lengths[doc]
             norms = {
                 name: 1.0 - b_values[name] + b_values[name] * doc_lengths[name] / average[name]
                 for name in FIELDS
             }
+            # what each descriptive word of this tool is worth, by how many it lists (`_breadth`)
+            breadth = sum(
+                1 for tf_fields in counts.values() if not tf_fields.keys().isdisjoint(CONTENT_FIELDS)
+            )
+            factor = content_factor(breadth, settings.breadth_reference, settings.breadth_power)
+            factors.append(factor)
             fields_hit: dict[str, int] = {}
             for term, tf_fields in counts.items():
-                pseudo_tf = 0.0
+                own = content = 0.0
                 mask = 0
                 for name, tf in tf_fields.items():
-                    pseudo_tf += weights[name] * tf / norms[name]
+                    if name in CONTENT_FIELDS:
+                        content += weights[name] * tf / norms[name]
+                    else:
+                        own += weights[name] * tf / norms[name]
                     mask |= _FIELD_BIT[name]
+                pseudo_tf = own + factor * content
                 fields_hit[term] = mask
                 named = bool(mask & _IDENTIFIER_MASK)
+                # a term counts towards its rarity as much as it counts in the tool
+                share = factor if mask & ~CONTENT_MASK == 0 else 1.0
                 docs = raw_docs.get(term)
                 if docs is None:
                     raw_docs[term] = [doc]
                     raw_tf[term] = [pseudo_tf]
                     raw_named[term] = [named]
                     raw_argument[term] = [mask == _ARGUMENT_MASK]
+                    raw_df[term] = share
                 else:
                     docs.append(doc)
                     raw_tf[term].append(pseudo_tf)
                     raw_named[term].append(named)
                     raw_argument[term].append(mask == _ARGUMENT_MASK)
+                    raw_df[term] += share
             fields_of_docs.append(fields_hit)
+        self._content_factor: NDArray[np.float64] = np.array(factors, dtype=np.float64)
+        """Per tool: what each word of its descriptive fields is worth (see `_breadth`)."""
         self._idf: dict[str, float] = {}
         # term -> (tools, their BM25F weights): a query only multiplies and adds
         self._postings: Mapping[str, tuple[DocArray, WeightArray]] = {}
@@ -207,7 +234,9 @@ class LexicalIndex:
                 # a source word every tool shares (a one-server catalog) tells no tool apart: not
                 # even a near-zero hit is left for it, in ranking or as evidence
                 continue
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            # broad tools count as a share of a tool each: they do not make an honest word common
+            df_eff = max(raw_df[term], 1.0)
+            idf = math.log(1.0 + (n_docs - df_eff + 0.5) / (df_eff + 0.5))
             self._idf[term] = idf
             postings_of_terms[term] = postings_of(
                 docs, [idf * pseudo_tf / (k1 + pseudo_tf) for pseudo_tf in raw_tf[term]]
@@ -271,6 +300,9 @@ class LexicalIndex:
         idf, postings, named, argument = restored_tables(arrays, _IDENTIFIER_MASK, _FIELD_BIT["param_text"])
         index._idf, index._postings, index._named, index._argument = idf, postings, named, argument
         index._doc_fields = DocFields(arrays, len(index._caps))
+        index._content_factor = content_factors(
+            arrays.docs, arrays.fields, len(index._caps), settings.breadth_reference, settings.breadth_power
+        )
         index._max_idf = arrays.max_idf
         words = {name: frozenset(arrays.words[name]) for name in WORD_LISTS}
         tools = AnalyzedTools(
@@ -351,7 +383,9 @@ class LexicalIndex:
             on_name, elsewhere, on_argument = weights[0]
             term = matches[0].term
             docs, named = postings[term][0], named_of[term]
-            total = np.where(named, on_name, np.where(argument_of[term], on_argument, elsewhere))
+            total = np.where(
+                named, on_name, self._scaled(term, docs, argument_of[term], on_argument, elsewhere)
+            )
             named_docs = docs[named] if on_name else docs[:0]
             identifier = np.full(named_docs.size, on_name)
             keep = total != 0.0
@@ -369,7 +403,8 @@ class LexicalIndex:
         ):
             docs, named = postings[match.term][0], named_of[match.term]
             if on_name or elsewhere:
-                hits = np.where(named, on_name, np.where(argument_of[match.term], on_argument, elsewhere))
+                other = self._scaled(match.term, docs, argument_of[match.term], on_argument, elsewhere)
+                hits = np.where(named, on_name, other)
                 best[docs] = np.maximum(best[docs], hits)
             if j <= last_named:
                 if on_name:
@@ -379,6 +414,20 @@ class LexicalIndex:
         hit = np.flatnonzero(best)
         named_docs = np.flatnonzero(first_named)
         return hit, best[hit], named_docs, first_named[named_docs]
+
+    def _scaled(
+        self, term: str, docs: DocArray, argument: NDArray[np.bool_], on_argument: float, elsewhere: float
+    ) -> WeightArray:
+        """The evidence of `term`'s hits outside the identifiers of `docs`: on argument text
+        alone or elsewhere, each worth what the tool's breadth lets a descriptive word be worth
+        (a source's words are no descriptive words)."""
+        other = np.where(argument, on_argument, elsewhere)
+        return other if term.startswith(SOURCE_MARK) else other * self._content_factor[docs]
+
+    def content_factor(self, doc: int) -> float:
+        """What each word of this tool's description and parameters is worth (see `_breadth`);
+        1.0 for all but the broadest tools."""
+        return float(self._content_factor[doc])
 
     def _word_vector(self, qt: QueryTerm, weights: Sequence[MatchEvidence]) -> WordVector:
         docs, values = self._plan(qt)

@@ -13,24 +13,20 @@ hundred bytes (see docs/decisions.md).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from ..catalog._catalog import Catalog
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
+from ._evidence import DEFAULT_GATE, GateSettings, match_evidence, routing_score, signals
 from ._gate import (
-    DEFAULT_GATE,
     UNCERTAIN_WHEN,
     GateRanking,
-    GateSettings,
     Verdict,
-    _routing_score,  # pyright: ignore[reportPrivateUsage]
     _rows,  # pyright: ignore[reportPrivateUsage]
     kept_docs,
-    match_evidence,
     no_route_reason,
     rank_for_gate,
     runner_up_verdicts,
-    tool_signals,
     uncertain_count,
     uncertain_verdicts,
     unrouted_reason,
@@ -56,13 +52,18 @@ def top_k_verdicts(
     policy: RetrievalAbstentionPolicy | None = None,
     settings: GateSettings = DEFAULT_GATE,
     hidden: Mapping[int, str] | None = None,
+    breadth: Callable[[int], float] | None = None,
 ) -> list[Verdict]:
     """The offer filled to `k` from the ranking: the tools the gate keeps (`kept_docs`: a
     preferred route, then the confident ones, in rank order), then the best ranked tools with
     any gate evidence for the request, marked `uncertain`, up to `k` in all, each named by a
     request word or ranked at least `FILL_RANK_SHARE` of the best (any, for `offer="search"`); none hidden by a
     static rule. A tool the request matched only through a loose form (a prefix) has no
-    evidence and is never offered as uncertain."""
+    evidence and is never offered as uncertain. A broad tool (`breadth(doc)`, its
+    `LexicalIndex.content_factor`, under 1: it lists more distinct words than a focused tool)
+    fills no offer unless a request word names it: words spread that thin are no evidence of
+    fit, and a description stuffed with everyday words would otherwise sit in every offer
+    (find-tools' search may still reach it: its ranking counts each of its words less)."""
     confident = kept_docs(ranking, k, policy, settings, hidden)
     out = _kept_verdicts(ranking, confident, settings)
     if len(out) >= k:
@@ -71,13 +72,15 @@ def top_k_verdicts(
     rule = policy if policy is not None else DEFAULT_ABSTENTION
     # the best ranked tool with evidence (not one matched through a prefix alone) sets the floor
     best = max((rank for _, rank, total, _ in _rows(ranking.ranked) if total > 0.0), default=0.0)
-    floor = 0.0 if rule.offer == "search" else best * FILL_RANK_SHARE
+    searching = rule.offer == "search"
+    floor = 0.0 if searching else best * FILL_RANK_SHARE
+    broad = None if searching else breadth
     for doc, rank_score, total, identifier in _rows(ranking.ranked):
         if total <= 0.0 or doc in skip or (hidden and doc in hidden):
             continue
-        if rank_score < floor and identifier <= 0.0:
-            continue  # far down the ranking, and no request word names it
-        score = _routing_score(total, rank_score, ranking.unit, settings)
+        if identifier <= 0.0 and (rank_score < floor or (broad is not None and broad(doc) < 1.0)):
+            continue  # far down the ranking, or too broad to judge, and no request word names it
+        score = routing_score(total, rank_score, ranking.unit, settings)
         out.append(Verdict(doc, score, identifier, rank_score, False, "uncertain"))
         if len(out) >= k:
             break
@@ -90,7 +93,7 @@ def _kept_verdicts(ranking: GateRanking, docs: list[int], settings: GateSettings
     out: list[Verdict] = []
     for doc in docs:
         _, rank_score, total, identifier = rows[doc]
-        score = _routing_score(total, rank_score, ranking.unit, settings)
+        score = routing_score(total, rank_score, ranking.unit, settings)
         reason = "preferred_route" if doc == ranking.preferred_doc else "routed"
         out.append(Verdict(doc, score, identifier, rank_score, True, reason))
     return out
@@ -118,7 +121,7 @@ def offer_verdicts(
     """
     rule = policy if policy is not None else DEFAULT_ABSTENTION
     if rule.fills():
-        offered = top_k_verdicts(ranking, k, policy, settings, hidden)
+        offered = top_k_verdicts(ranking, k, policy, settings, hidden, index.content_factor)
         if any(v.kept for v in offered):
             return offered, "routed"
         if rule.offer == "search":
@@ -199,7 +202,7 @@ def gate(
             source=cap.source,
             score=round(verdict.score, 6),
             identifier_score=round(1.0 - math.exp(-verdict.identifier), 6),
-            signals=tool_signals(index, verdict.doc, terms, evidence) if explain else (),
+            signals=signals(index, verdict.doc, terms, evidence) if explain else (),
             kept=verdict.kept,
             reason=verdict.reason,
             rank_score=round(verdict.rank_score, 6),
@@ -244,3 +247,11 @@ class LexicalGate:
     def corrected_text(self, query: str) -> str:
         """`query` with misspelt words replaced by what the index reads them as."""
         return self.index.analyzer.corrected_text(query)
+
+    def content_factors(self, routes: Sequence[str]) -> list[float]:
+        """What each word of each tool's description and parameters is worth (`_breadth`), for
+        `routes` in the order given (1.0 for a route the catalog does not have)."""
+        index = self.index
+        return [
+            1.0 if (doc := index.doc_of(route)) is None else index.content_factor(doc) for route in routes
+        ]
