@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import re
+import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
 from langchain.agents import create_agent
-from langchain.agents.middleware import HumanInTheLoopMiddleware
-from langchain_core.messages import ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
 
 from schemarouter import SchemaRouter, Visibility
 from schemarouter_langchain import LangChainRouter, McpToolkit
-from schemarouter_langchain.testing import ScriptedChatModel, call_then_answer, offered_names
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -29,46 +23,49 @@ def first_example() -> str:
     return match.group(1)
 
 
-def test_example_is_about_fifteen_lines() -> None:
-    assert len([line for line in first_example().splitlines() if line.strip()]) <= 20
-
-
-async def test_readme_example_runs() -> None:
-    offered: list[tuple[str, ...]] = []
-    script = call_then_answer("get_weather_forecast", {"city": "Paris", "days": 2})
-
-    def respond(messages: Any, tools: Any) -> Any:
-        offered.append(offered_names(tools))
-        return script(messages, tools)
-
-    namespace: dict[str, Any] = {
-        "sys": sys,
-        "SchemaRouter": SchemaRouter,
-        "Visibility": Visibility,
-        "LangChainRouter": LangChainRouter,
-        "McpToolkit": McpToolkit,
-        "create_agent": create_agent,
-        "HumanInTheLoopMiddleware": HumanInTheLoopMiddleware,
-        "InMemorySaver": InMemorySaver,
-        "model": ScriptedChatModel(respond=respond),
-    }
-    body = (
-        "async def example():\n"
-        + textwrap.indent(first_example(), "    ")
-        + "    return visibility, result\n"
+def _run_file(script: Path) -> subprocess.CompletedProcess[str]:
+    """`python script` in the script's folder, as a user would run a copied snippet."""
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=script.parent,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
     )
-    exec(compile(body, str(README), "exec"), namespace)
-    visibility, result = await namespace["example"]()
-    assert offered[0] == visibility.allow_set("what is the weather forecast for Paris this week").names
-    assert "get_weather_forecast" in offered[0]
-    tool_result = next(m for m in result["messages"] if isinstance(m, ToolMessage))
-    assert tool_result.status == "success"
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_quick_start_is_short() -> None:
+    """A whole file, imports and offline model included, and still a quick read."""
+    code = [line for line in first_example().splitlines() if line.strip()]
+    assert code[0] == "import asyncio"
+    assert len(code) <= 40
+
+
+async def test_quick_start_runs_as_a_file(tmp_path: Path) -> None:
+    """Saved as a file and run with python, it prints the allow-set it was offered on both model
+    steps, then the routed tool's successful run."""
+    script = tmp_path / "quick_start.py"
+    script.write_text(first_example(), encoding="utf-8")
+    done = await asyncio.to_thread(_run_file, script)
+    router = await SchemaRouter.from_stdio(
+        sys.executable, ["-m", "schemarouter_conformance.fixture_server"], name="fixture"
+    )
+    allowed = Visibility(router, k=3).allow_set("what is the weather forecast for Paris this week").names
+    assert "get_weather_forecast" in allowed
+    assert done.stdout.splitlines() == [
+        f"offered: {allowed!r}",
+        f"offered: {allowed!r}",
+        "get_weather_forecast ran: success",
+    ]
 
 
 def offline_example() -> str:
-    """The README's offline model block (the one that builds `ScriptedChatModel`)."""
+    """The README's block that scripts a model of your own (`model = ScriptedChatModel(...)`)."""
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    return next(block for block in blocks if "ScriptedChatModel(" in block)
+    return next(block for block in blocks if "model = ScriptedChatModel(" in block)
 
 
 async def test_readme_offline_model_reports_what_it_was_offered() -> None:
@@ -97,15 +94,14 @@ def conversations_example() -> str:
     return next(block for block in blocks if "sessions=SessionLimits()" in block)
 
 
-async def test_readme_conversations_example_prints_what_it_says(capsys: pytest.CaptureFixture[str]) -> None:
-    """The block runs as written, and prints the lists its closing comments show: find-tools
-    first, the tool it found on the next step, and a second turn that starts with the first's list."""
+async def test_readme_conversations_example_prints_what_it_says(tmp_path: Path) -> None:
+    """Saved as a file and run with python, the block prints the lists its closing comments show:
+    find-tools first, the tools it found on the next step, and a second turn that starts with the
+    first's list."""
     block = conversations_example()
-    code = compile(block, str(README), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    result = eval(code, {"__name__": "readme"})
-    if asyncio.iscoroutine(result):
-        await result
-    printed = capsys.readouterr().out.splitlines()
+    script = tmp_path / "conversations.py"
+    script.write_text(block, encoding="utf-8")
+    printed = (await asyncio.to_thread(_run_file, script)).stdout.splitlines()
     claimed = [line.removeprefix("# ") for line in block.splitlines() if line.startswith("# (")]
     assert printed == claimed
     assert claimed[0].startswith("('find_tools', ")

@@ -115,7 +115,7 @@ async def test_readme_offline_block_runs_as_written(fixture_catalog: Catalog) ->
 
 @pytest.mark.slow
 def test_the_conversations_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
-    """The "Conversations" block, run as a script (top-level await), prints the text block below it."""
+    """The "Conversations" block, saved as a file and run with python, prints the text block below it."""
     text = README.read_text(encoding="utf-8")
     found = re.search(
         r"```python\n(?P<code>[^`]*?sessions=SessionLimits\(\)[^`]*?)```\n\n```text\n(?P<out>.*?)```",
@@ -125,13 +125,8 @@ def test_the_conversations_example_prints_what_the_readme_shows(tmp_path: Path) 
     assert found, "the README's Conversations example (a python block, then its output) is missing"
     script = tmp_path / "conversations.py"
     script.write_text(found["code"], encoding="utf-8")
-    runner = (
-        "import ast, asyncio, sys\n"
-        "code = compile(open(sys.argv[1]).read(), sys.argv[1], 'exec', flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)\n"
-        "asyncio.run(eval(code, {'__name__': '__main__'}))\n"
-    )
     done = subprocess.run(
-        [sys.executable, "-c", runner, str(script)],
+        [sys.executable, str(script)],
         cwd=tmp_path,
         capture_output=True,
         text=True,
