@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import UserError
-from ._encoder_common import encode_in_batches, files_digest, optional_module, package_version
-from ._semantic import latin_script
+from ._encoder_common import LocalEncoder, encode_in_batches, files_digest, optional_module, package_version
 
 __all__ = ["FastEmbedEncoder"]
 
@@ -28,7 +27,7 @@ _WHO = "FastEmbedEncoder"
 _registry_lock = threading.Lock()
 
 
-class FastEmbedEncoder:
+class FastEmbedEncoder(LocalEncoder):
     """A sentence encoder exported to ONNX, run by fastembed on onnxruntime (no torch).
 
         FastEmbedEncoder("BAAI/bge-small-en-v1.5")                    # fastembed downloads it once
@@ -52,6 +51,8 @@ class FastEmbedEncoder:
     model loads on first use (or `load()`), once.
     """
 
+    _who = _WHO
+
     def __init__(
         self,
         model: str,
@@ -72,48 +73,14 @@ class FastEmbedEncoder:
             raise UserError(f"{_WHO} pooling must be 'mean' or 'cls', got {pooling!r}")
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"{_WHO} threads must be an int >= 1 or None, got {threads!r}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise UserError(f"{_WHO} batch_size must be an int >= 1, got {batch_size!r}")
-        self._model_name = model
+        super().__init__(model, batch_size, latin_script_only)
         self._path = Path(path) if path is not None else None
         self._pooling = pooling
         self._model_file = model_file
         self._output_name = output_name
         self._threads = threads
-        self._batch_size = batch_size
         self._cache_dir = str(cache_dir) if cache_dir is not None else None
         self._local_files_only = local_files_only
-        self._latin_script_only = latin_script_only
-        self._embedding: Any = None
-        self._dim = 0
-        self._name = ""
-        self._lock = threading.Lock()
-
-    @property
-    def model(self) -> str:
-        """The model name given."""
-        return self._model_name
-
-    @property
-    def name(self) -> str:
-        """`fastembed-<version>/<model>@<digest of the files loaded>` (loads the model)."""
-        self._ensure()
-        return self._name
-
-    @property
-    def dim(self) -> int:
-        """The vector length, read from the model (loads it)."""
-        self._ensure()
-        return self._dim
-
-    def load(self) -> FastEmbedEncoder:
-        """Load the model now (otherwise it loads on first use). Returns self."""
-        self._ensure()
-        return self
-
-    def reads(self, text: str) -> bool:
-        """True, or, with `latin_script_only`, whether `text` is mostly in Latin script."""
-        return latin_script(text) if self._latin_script_only else True
 
     def encode(self, texts: Sequence[str]) -> Any:
         """Requests: one vector per text (`query_embed`), float32."""
@@ -133,16 +100,7 @@ class FastEmbedEncoder:
 
     # -- loading --------------------------------------------------------------------------------
 
-    def _ensure(self) -> Any:
-        embedding = self._embedding
-        if embedding is not None:
-            return embedding
-        with self._lock:
-            if self._embedding is None:
-                self._load()
-            return self._embedding
-
-    def _load(self) -> None:
+    def _load(self) -> tuple[Any, int, str]:
         fastembed = optional_module("fastembed", "onnx", _WHO)
         text_embedding = fastembed.TextEmbedding
         custom = optional_module("fastembed.text.custom_text_embedding", "onnx", _WHO).CustomTextEmbedding
@@ -176,9 +134,11 @@ class FastEmbedEncoder:
         description = getattr(inner, "model_description", None)
         model_file = str(getattr(description, "model_file", self._model_file or ""))
         digest = files_digest(model_dir, (model_file, *_TOKENIZER_FILES))
-        self._dim = len(probe[0])
-        self._name = f"fastembed-{package_version('fastembed')}/{self._model_name}@{digest}"
-        self._embedding = embedding
+        return (
+            embedding,
+            len(probe[0]),
+            f"fastembed-{package_version('fastembed')}/{self._model_name}@{digest}",
+        )
 
     def _register(self, text_embedding: Any) -> None:
         """Make fastembed know a model of its own folder (`path`), with its pooling."""

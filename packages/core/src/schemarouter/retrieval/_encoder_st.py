@@ -10,14 +10,12 @@ prompt (E5, BGE, nomic) gets each where it belongs.
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ._encoder_common import DIGEST_CHARS, encode_in_batches, optional_module, package_version
-from ._semantic import latin_script
+from ._encoder_common import DIGEST_CHARS, LocalEncoder, encode_in_batches, optional_module, package_version
 
 __all__ = ["SentenceTransformerEncoder"]
 
@@ -25,7 +23,7 @@ _WHO = "SentenceTransformerEncoder"
 _EXTRA = "sentence-transformers"
 
 
-class SentenceTransformerEncoder:
+class SentenceTransformerEncoder(LocalEncoder):
     """A sentence-transformers model through the encoder seam (`TextEncoder`).
 
         SentenceTransformerEncoder("sentence-transformers/all-MiniLM-L6-v2")
@@ -45,6 +43,8 @@ class SentenceTransformerEncoder:
     snapshot's tool vectors load only with that same model, wherever its folder is. The model loads on first use (or `load()`), once.
     """
 
+    _who = _WHO
+
     def __init__(
         self,
         model: str | Path,
@@ -60,47 +60,13 @@ class SentenceTransformerEncoder:
     ) -> None:
         if not isinstance(model, str | Path) or not str(model):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"{_WHO} needs a model name or folder, got {model!r}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise UserError(f"{_WHO} batch_size must be an int >= 1, got {batch_size!r}")
-        self._model_name = str(model)
+        super().__init__(str(model), batch_size, latin_script_only)
         self._device = device
         self._revision = revision
         self._local_files_only = local_files_only
         self._trust_remote_code = trust_remote_code
         self._truncate_dim = truncate_dim
-        self._batch_size = batch_size
         self._cache_folder = str(cache_folder) if cache_folder is not None else None
-        self._latin_script_only = latin_script_only
-        self._model: Any = None
-        self._dim = 0
-        self._name = ""
-        self._lock = threading.Lock()
-
-    @property
-    def model(self) -> str:
-        """The model name or folder given."""
-        return self._model_name
-
-    @property
-    def name(self) -> str:
-        """`sentence-transformers-<version>/<model>@<digest>` (loads the model)."""
-        self._ensure()
-        return self._name
-
-    @property
-    def dim(self) -> int:
-        """The vector length, read from the model (loads it)."""
-        self._ensure()
-        return self._dim
-
-    def load(self) -> SentenceTransformerEncoder:
-        """Load the model now (otherwise it loads on first use). Returns self."""
-        self._ensure()
-        return self
-
-    def reads(self, text: str) -> bool:
-        """True, or, with `latin_script_only`, whether `text` is mostly in Latin script."""
-        return latin_script(text) if self._latin_script_only else True
 
     def encode(self, texts: Sequence[str]) -> Any:
         """Requests: one vector per text (`encode_query`), float32."""
@@ -125,16 +91,7 @@ class SentenceTransformerEncoder:
 
     # -- loading --------------------------------------------------------------------------------
 
-    def _ensure(self) -> Any:
-        model = self._model
-        if model is not None:
-            return model
-        with self._lock:
-            if self._model is None:
-                self._load()
-            return self._model
-
-    def _load(self) -> None:
+    def _load(self) -> tuple[Any, int, str]:
         library = optional_module("sentence_transformers", _EXTRA, _WHO)
         try:
             model = library.SentenceTransformer(
@@ -152,14 +109,13 @@ class SentenceTransformerEncoder:
             raise UserError(
                 f"{_WHO} could not load {self._model_name!r}: {type(exc).__name__}: {exc}"
             ) from exc
-        self._dim = int(probe.shape[-1])
         digest = _model_digest(model)
         # a folder is named by its last part: the digest says which model it is, and a snapshot
         # made on one machine loads on another that keeps the same model elsewhere
         folder = Path(self._model_name)
         label = folder.name if folder.is_dir() else self._model_name
-        self._name = f"sentence-transformers-{package_version('sentence-transformers')}/{label}@{digest}"
-        self._model = model
+        name = f"sentence-transformers-{package_version('sentence-transformers')}/{label}@{digest}"
+        return model, int(probe.shape[-1]), name
 
 
 def _model_digest(model: Any) -> str:
