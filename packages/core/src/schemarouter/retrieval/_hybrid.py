@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any, Protocol
 
+from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
 from ..errors import UserError
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
@@ -242,6 +243,34 @@ def _evident(hp: HybridPolicy, cosine: float, lexical: Candidate | None, read: b
     return read and cosine >= hp.agree_cosine
 
 
+def _candidate(
+    cap: Capability,
+    score: float,
+    cosine: float,
+    lexical: Candidate | None,
+    explain: bool,
+    kept: bool,
+    reason: str,
+    rank_score: float,
+) -> Candidate:
+    """One fused candidate: the lexical side's signals (if any) and its cosine as a signal."""
+    return Candidate(
+        route=cap.route,
+        name=cap.name,
+        source=cap.source,
+        score=score,
+        identifier_score=lexical.identifier_score if lexical is not None else 0.0,
+        signals=(
+            (*(lexical.signals if lexical is not None else ()), Signal("", SEMANTIC_FIELD, cosine))
+            if explain
+            else ()
+        ),
+        kept=kept,
+        reason=reason,
+        rank_score=rank_score,
+    )
+
+
 def _lexical_order(c: Candidate) -> tuple[float, float, str]:
     """The lexical ranking: best rank score first, then best evidence, then route."""
     return (-c.rank_score, -c.score, c.route)
@@ -423,21 +452,8 @@ class HybridRetriever:
             offerable = not passes and len(weak) < offer and hp.weakly_evident(cosine, lex, read)
             if not keep and not offerable and len(dropped) >= _REPORTED_DROPPED:
                 continue
-            cand = Candidate(
-                route=cap.route,
-                name=cap.name,
-                source=cap.source,
-                score=score,
-                identifier_score=lex.identifier_score if lex is not None else 0.0,
-                signals=(
-                    (*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, cosine))
-                    if explain
-                    else ()
-                ),
-                kept=keep,
-                reason=reason if keep or not passes else "beyond_k",
-                rank_score=-neg_rank,
-            )
+            shown = reason if keep or not passes else "beyond_k"
+            cand = _candidate(cap, score, cosine, lex, explain, keep, shown, -neg_rank)
             if keep:
                 kept.append(cand)
                 continue
@@ -548,21 +564,7 @@ class HybridRetriever:
                 shown = reason if keep else "uncertain"
             else:
                 shown = "beyond_k" if passes or (evident and offering) else reason
-            cand = Candidate(
-                route=cap.route,
-                name=cap.name,
-                source=cap.source,
-                score=score,
-                identifier_score=lex.identifier_score if lex is not None else 0.0,
-                signals=(
-                    (*(lex.signals if lex is not None else ()), Signal("", SEMANTIC_FIELD, cosine))
-                    if explain
-                    else ()
-                ),
-                kept=keep,
-                reason=shown,
-                rank_score=-neg_rank,
-            )
+            cand = _candidate(cap, score, cosine, lex, explain, keep, shown, -neg_rank)
             (kept if keep else uncertain if fill else dropped).append(cand)
         matched = len(scored)
         outcome: RouteReason
