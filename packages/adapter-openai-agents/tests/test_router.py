@@ -14,7 +14,7 @@ from agents.mcp import ToolFilterContext
 from agents.tool_guardrails import ToolGuardrailFunctionOutput, tool_input_guardrail, tool_output_guardrail
 
 from schemarouter import AllowSet, Catalog, RoutingError, SchemaRouter, UserError, Visibility
-from schemarouter.adapter import AdapterSetupError
+from schemarouter.adapter import AdapterSetupError, ContextMemo
 from schemarouter.testing import DelegatingProvider, RaisingVisibility
 from schemarouter_conformance import SUPPORTED_CASES, UNSUPPORTED_QUERIES
 from schemarouter_openai_agents import (
@@ -26,7 +26,6 @@ from schemarouter_openai_agents import (
     mirror_function_tools,
     mirror_handoffs,
 )
-from schemarouter_openai_agents._cache import ContextMemo
 
 AGENT: Agent[Any] = Agent(name="under-test")
 

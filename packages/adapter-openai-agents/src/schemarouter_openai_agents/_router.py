@@ -23,7 +23,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from schemarouter import AllowSet, AllowSetProvider, RoutingError, RoutingSession, SessionLimits, UserError
-from schemarouter.adapter import AdapterSettings, OnFailure
+from schemarouter.adapter import AdapterSettings, ContextMemo, OnFailure
 from schemarouter.catalog import make_route
 from schemarouter.visibility import (
     FIND_TOOLS,
@@ -35,7 +35,6 @@ from schemarouter.visibility import (
     require_provider,
 )
 
-from ._cache import ContextMemo
 from ._checks import CatalogChecks
 from ._conversations import ConversationSessions, make_find_tools_tool
 from ._outcome import RoutingOutcome

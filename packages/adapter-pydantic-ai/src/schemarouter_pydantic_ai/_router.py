@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -24,7 +22,7 @@ from schemarouter import (
     SessionLimits,
     UserError,
 )
-from schemarouter.adapter import AdapterSettings, OnFailure
+from schemarouter.adapter import AdapterSettings, OnFailure, RunMemo
 from schemarouter.catalog import make_route
 from schemarouter.visibility import FIND_TOOLS, SessionKey, SessionOffer, permitted, require_provider
 
@@ -139,9 +137,7 @@ class PydanticAIRouter:
             ConversationSessions(sessions, cache_size, session_key) if sessions is not None else None
         )
         self._finder: FunctionToolset[Any] | None = None
-        self._cache_size = cache_size
-        self._cache: OrderedDict[_CacheKey, AllowSet] = OrderedDict()
-        self._lock = threading.Lock()
+        self._memo: RunMemo[AllowSet] = RunMemo(cache_size)
         self._checks = CatalogChecks(logger)
 
     # -- the allow-set for a run -----------------------------------------------------------------
@@ -193,23 +189,16 @@ class PydanticAIRouter:
         if request is None:
             return None
         key = self._cache_key(ctx, request)
-        if key is not None:
-            with self._lock:
-                cached = self._cache.get(key)
-                if cached is not None:
-                    self._cache.move_to_end(key)
-                    return cached
+        if key is not None and (cached := self._memo.get(key)) is not None:
+            return cached
         try:
             allow = self.visibility.allow_set(request.query, request.principal)
         except Exception as exc:
             return self.report_failure(
                 "router_error", f"the allow-set provider raised {type(exc).__name__}: {exc}", exc
             )
-        if key is not None and self._cache_size:
-            with self._lock:
-                self._cache[key] = allow
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+        if key is not None:
+            self._memo.put(key, allow)
         return allow
 
     # -- conversation mode ------------------------------------------------------------------------

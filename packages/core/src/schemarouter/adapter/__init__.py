@@ -11,6 +11,8 @@ here, once, so the three bundled adapters (and yours) behave alike:
 - `find_tools_call`: a find-tools call's arguments read strictly (`FindToolsCall`: the query, or
   the problem to tell the model), and `refusal_text`: the words a refused call returns
   (`RefusalReason`);
+- `ContextMemo` and `RunMemo`: a run step's routing decision, worked out once however often the
+  framework's hooks ask (keyed on the run context object, or on a run id);
 - `MovedValidation`: the forwarder behind the bundled adapters' deprecated `validate` modules.
 
 Reading the request, principal and conversation from a run context is in
@@ -24,18 +26,21 @@ from __future__ import annotations
 
 from ..errors import AdapterSetupError, MissingConversationError, MissingRequestError
 from ._calls import FindToolsCall, RefusalReason, find_tools_call, refusal_text
+from ._memo import ContextMemo, RunMemo
 from ._moved import MovedValidation
 from ._settings import AdapterSettings, OnFailure
 
 __all__ = [
     "AdapterSettings",
     "AdapterSetupError",
+    "ContextMemo",
     "FindToolsCall",
     "MissingConversationError",
     "MissingRequestError",
     "MovedValidation",
     "OnFailure",
     "RefusalReason",
+    "RunMemo",
     "find_tools_call",
     "refusal_text",
 ]
