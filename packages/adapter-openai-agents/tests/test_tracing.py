@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from agents import Agent, FunctionTool, RunConfig, Runner, function_tool
+from agents import Agent, FunctionTool, RunConfig, Runner, function_tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message
 from agents.tracing import Span, Trace, TracingProcessor, set_trace_processors
 from agents.tracing.processors import default_processor
@@ -75,7 +75,11 @@ class Collector(TracingProcessor):
 
 @pytest.fixture
 def collector() -> Iterator[Collector]:
+    """The SDK's tracing on, into a collector. On explicitly: tracing is a process-wide setting
+    that other tests (the README's offline block, the prompt-cache runs) turn off in this
+    worker, whatever ran before."""
     collector = Collector()
+    set_tracing_disabled(False)
     set_trace_processors([collector])
     try:
         yield collector

@@ -233,11 +233,9 @@ def _evident(hp: HybridPolicy, cosine: float, lexical: Candidate | None, read: b
     """May a tool fill an offer (or a find-tools result) from the ranking: lexical gate evidence
     (a request word hits it), weak evidence as the uncertain outcome reads it (see
     `HybridPolicy.weakly_evident`), or, for a request the encoder reads, a cosine of at least
-    `agree_cosine`. A tool that is only among the semantically closest, under that, has none.
-    `agree_cosine` rather than `uncertain_cosine`: measured on both halves, 2 more points of
-    MetaTool requests reached after one find-tools call, and offers holding the needed tool up
-    from 0.748 to 0.754 (MetaTool) and 0.717 to 0.736 (one-server catalogs, dev half), for about
-    17 more bytes per request; need-no-tool requests are refused as often as before."""
+    `agree_cosine`. A tool that is only among the semantically closest, under that, has none
+    (why `agree_cosine`: docs/decisions.md, "Hybrid offers fill with what find-tools already
+    reaches")."""
     if (lexical is not None and lexical.score > 0.0) or hp.weakly_evident(cosine, lexical, read):
         return True
     return read and cosine >= hp.agree_cosine
