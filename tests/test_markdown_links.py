@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,12 +151,17 @@ def _external_problem(target: str) -> str | None:
     return f"a link of scheme {parts.scheme!r}, neither a relative path nor http(s)"
 
 
+_SHARED_FOLDERS = {Path("/"), Path("/tmp"), Path("/var/tmp"), Path(tempfile.gettempdir()).resolve()}
+"""Folders that hold many things (a clone made in /tmp): docs may name paths in them, such as an
+example file `/tmp/notes.md`, without naming this machine's layout."""
+
+
 def machine_paths(root: Path) -> list[str]:
-    """Where this checkout lies on this machine (its folder, and the folder holding it): text
-    naming them names a machine, not the repository."""
+    """Where this checkout lies on this machine (its folder, and the folder holding it unless
+    that is a shared one such as /tmp): text naming them names a machine, not the repository."""
     checkout = root.resolve()
     holder = checkout.parent
-    return [f"{holder}/" if holder.parent != holder else f"{checkout}/"]
+    return [f"{checkout}/" if holder in _SHARED_FOLDERS else f"{holder}/"]
 
 
 def problems(path: Path, root: Path = ROOT) -> list[str]:
