@@ -241,6 +241,27 @@ def _evident(hp: HybridPolicy, cosine: float, lexical: Candidate | None, read: b
     return read and cosine >= hp.agree_cosine
 
 
+def _outcome(
+    kept: list[Candidate],
+    uncertain: list[Candidate],
+    dropped: list[Candidate],
+    matched: int,
+    lexical_reason: RouteReason,
+) -> RouteReason:
+    """What the request came to: routed, only uncertain tools (weak evidence), or why nothing."""
+    if kept:
+        return "routed"
+    if uncertain:
+        return "weak_evidence"
+    if lexical_reason == "no_content_words":
+        return "no_content_words"
+    if not matched:
+        return "no_terms_matched"
+    if any(c.reason == "below_min_score" for c in dropped):
+        return "below_min_score"
+    return "gate_refused_all"
+
+
 def _candidate(
     cap: Capability,
     score: float,
@@ -459,40 +480,15 @@ class HybridRetriever:
                 weak.append(cand)
             if len(dropped) < _REPORTED_DROPPED:
                 dropped.append(cand)
-        matched = len(scored)
-        outcome: RouteReason
-        if kept:
-            outcome = "routed"
-        elif lexical_reason == "no_content_words":
-            outcome = "no_content_words"
-        elif not matched:
-            outcome = "no_terms_matched"
-        elif any(c.reason == "below_min_score" for c in dropped):
-            outcome = "below_min_score"
-        else:
-            outcome = "gate_refused_all"
-        uncertain: tuple[Candidate, ...] = ()
         if kept:
             weak = weak[: runner_up_count(policy, k, len(kept))]
         else:
             weak = weak[: min(k, uncertain_count(policy))]
-        if weak:
-            uncertain = tuple(replace(c, reason="uncertain") for c in weak)
-            offered = {c.route for c in weak}
-            dropped = [c for c in dropped if c.route not in offered]
-            if not kept:
-                outcome = "weak_evidence"
-        return Retrieval(
-            query,
-            k,
-            self.catalog.version,
-            tuple(kept),
-            tuple(dropped),
-            not kept and not uncertain,
-            outcome,
-            matched=matched,
-            uncertain=uncertain,
-        )
+        outcome = _outcome(kept, weak, dropped, len(scored), lexical_reason)
+        offered = {c.route for c in weak}
+        dropped = [c for c in dropped if c.route not in offered]
+        uncertain = [replace(c, reason="uncertain") for c in weak]
+        return self._retrieval(query, k, kept, uncertain, dropped, outcome, len(scored))
 
     def _verdict(
         self,
@@ -564,20 +560,19 @@ class HybridRetriever:
                 shown = "beyond_k" if passes or (evident and offering) else reason
             cand = _candidate(cap, score, cosine, lex, explain, keep, shown, -neg_rank)
             (kept if keep else uncertain if fill else dropped).append(cand)
-        matched = len(scored)
-        outcome: RouteReason
-        if kept:
-            outcome = "routed"
-        elif uncertain:
-            outcome = "weak_evidence"
-        elif lexical_reason == "no_content_words":
-            outcome = "no_content_words"
-        elif not matched:
-            outcome = "no_terms_matched"
-        elif any(c.reason == "below_min_score" for c in dropped):
-            outcome = "below_min_score"
-        else:
-            outcome = "gate_refused_all"
+        outcome = _outcome(kept, uncertain, dropped, len(scored), lexical_reason)
+        return self._retrieval(query, k, kept, uncertain, dropped, outcome, len(scored))
+
+    def _retrieval(
+        self,
+        query: str,
+        k: int,
+        kept: list[Candidate],
+        uncertain: list[Candidate],
+        dropped: list[Candidate],
+        outcome: RouteReason,
+        matched: int,
+    ) -> Retrieval:
         return Retrieval(
             query,
             k,
