@@ -13,6 +13,10 @@ here, once, so the three bundled adapters (and yours) behave alike:
   (`RefusalReason`);
 - `ContextMemo` and `RunMemo`: a run step's routing decision, worked out once however often the
   framework's hooks ask (keyed on the run context object, or on a run id);
+- `SessionCache`: conversation mode's live sessions, handed out only while they are what the
+  stored state says (`LiveSession`, `SessionStep`), with `stored_state` / `store_state` for a
+  state kept in a run context or deps (`SESSION_FIELD`) and `listed_allow_set` for a
+  conversation's list as an allow-set;
 - `MovedValidation`: the forwarder behind the bundled adapters' deprecated `validate` modules.
 
 Reading the request, principal and conversation from a run context is in
@@ -28,19 +32,35 @@ from ..errors import AdapterSetupError, MissingConversationError, MissingRequest
 from ._calls import FindToolsCall, RefusalReason, find_tools_call, refusal_text
 from ._memo import ContextMemo, RunMemo
 from ._moved import MovedValidation
+from ._sessions import (
+    SESSION_FIELD,
+    LiveSession,
+    SessionCache,
+    SessionStep,
+    listed_allow_set,
+    store_state,
+    stored_state,
+)
 from ._settings import AdapterSettings, OnFailure
 
 __all__ = [
+    "SESSION_FIELD",
     "AdapterSettings",
     "AdapterSetupError",
     "ContextMemo",
     "FindToolsCall",
+    "LiveSession",
     "MissingConversationError",
     "MissingRequestError",
     "MovedValidation",
     "OnFailure",
     "RefusalReason",
     "RunMemo",
+    "SessionCache",
+    "SessionStep",
     "find_tools_call",
+    "listed_allow_set",
     "refusal_text",
+    "store_state",
+    "stored_state",
 ]
