@@ -22,8 +22,16 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from schemarouter import AllowSet, AllowSetProvider, RoutingError, RoutingSession, SessionLimits, UserError
-from schemarouter.adapter import AdapterSettings, ContextMemo, OnFailure
+from schemarouter import AllowSet, AllowSetProvider, RoutingError, SessionLimits, UserError
+from schemarouter.adapter import (
+    AdapterSettings,
+    ContextMemo,
+    LiveSession,
+    OnFailure,
+    SessionCache,
+    store_state,
+    stored_state,
+)
 from schemarouter.catalog import make_route
 from schemarouter.visibility import (
     FIND_TOOLS,
@@ -36,7 +44,7 @@ from schemarouter.visibility import (
 )
 
 from ._checks import CatalogChecks
-from ._conversations import ConversationSessions, make_find_tools_tool
+from ._conversations import SESSION_KEY, make_find_tools_tool
 from ._outcome import RoutingOutcome
 from ._predicate import RoutedPredicate
 from ._request import (
@@ -165,7 +173,7 @@ class OpenAIAgentsRouter:
         """The conversation limits, or None: routed per request (no conversation mode)."""
         self.conversation_from = conversation_from
         self._conversations = (
-            ConversationSessions(visibility, sessions, cache_size, session_key)
+            SessionCache(visibility, sessions, size=cache_size, key=session_key)
             if sessions is not None
             else None
         )
@@ -235,16 +243,23 @@ class OpenAIAgentsRouter:
 
     # -- conversation mode ----------------------------------------------------------------------
 
-    def _conversation_of(self, run_context: Any, request: RouteRequest) -> tuple[str, RoutingSession]:
-        """The run's conversation id and its session; `RoutingError` when either is unusable."""
+    def _conversation_of(self, run_context: Any, request: RouteRequest) -> tuple[str, LiveSession]:
+        """The run's conversation id and its live session; `RoutingError` when either is unusable."""
         assert self._conversations is not None
         context = getattr(run_context, "context", None)
         default = self.conversation_from is default_conversation_from
         conversation = conversation_via(self.conversation_from, context, default=default)
         if conversation is None:
             raise MissingConversationError("conversation mode, and the run context names no conversation")
+        if context is None or isinstance(context, str):
+            raise RoutingError(
+                "conversation mode keeps the session state in the run context: pass a dict as "
+                f"Runner.run(context=...), or an object with a {SESSION_KEY!r} attribute"
+            )
         try:
-            return conversation, self._conversations.session(context, conversation, request.principal)
+            return conversation, self._conversations.session(
+                conversation, request.principal, stored_state(context, SESSION_KEY)
+            )
         except RoutingError:
             raise
         except Exception as exc:
@@ -254,21 +269,20 @@ class OpenAIAgentsRouter:
         self, run_context: Any, request: RouteRequest, key: tuple[Any, ...]
     ) -> RoutingOutcome:
         """This step of the run's conversation: its session's offer, kept in the run context."""
-        assert self._conversations is not None
         try:
-            conversation, session = self._conversation_of(run_context, request)
+            conversation, live = self._conversation_of(run_context, request)
         except RoutingError as error:
             failed = partial(self._failed, request, error)
             return self._remember(run_context, ("conversation_error", type(error), str(error)), failed)
-        step = (*key, conversation, session.state)
+        step = (*key, conversation, live.session.state)
         cached = self._memo.get(run_context, step)
         if cached is not None:
             return cached
+        context = getattr(run_context, "context", None)
         try:
-            offer = session.offer(request.query)
-            self._conversations.save(
-                getattr(run_context, "context", None), conversation, request.principal, session
-            )
+            offer, after = live.offer(request.query, stored_state(context, SESSION_KEY))
+            if after.changed:
+                store_state(context, after.state, SESSION_KEY)
         except Exception as exc:
             error = (
                 exc
@@ -281,7 +295,7 @@ class OpenAIAgentsRouter:
                 run_context, ("offer_error", str(error)), partial(self._failed, request, error)
             )
         outcome = RoutingOutcome(request, offer.allow_set, offer=offer, conversation=conversation)
-        self._memo.put(run_context, (*key, conversation, session.state), outcome)
+        self._memo.put(run_context, (*key, conversation, live.session.state), outcome)
         return outcome
 
     @property
@@ -314,11 +328,11 @@ class OpenAIAgentsRouter:
                 raise MissingRequestError(
                     'the run context carries no request: pass Runner.run(..., context={"query": ...})'
                 )
-            conversation, session = self._conversation_of(tool_context, request)
-            result = session.find_tools(query)
-            self._conversations.save(
-                getattr(tool_context, "context", None), conversation, request.principal, session
-            )
+            _, live = self._conversation_of(tool_context, request)
+            context = getattr(tool_context, "context", None)
+            result, after = live.find(query, stored_state(context, SESSION_KEY))
+            if after.changed:
+                store_state(context, after.state, SESSION_KEY)
         except Exception as exc:
             _log.warning("SchemaRouter answered find_tools with nothing (%s: %s)", type(exc).__name__, exc)
             if self.settings.on_failure == "raise":

@@ -85,14 +85,14 @@ def store_state(holder: object, data: dict[str, Any], name: str = SESSION_FIELD)
     kind = type(holder).__name__
     if holder is None or isinstance(holder, Mapping | str | bytes | tuple):
         raise RoutingError(
-            f"{kind} cannot hold the conversation's state: use a dict, or an object "
+            f"{kind} cannot hold the conversation's session state: use a dict, or an object "
             f"with a writable {name!r} attribute"
         )
     try:
         setattr(holder, name, data)
     except (AttributeError, TypeError) as exc:
         raise RoutingError(
-            f"{kind} cannot hold the conversation's state in its {name!r} attribute: {exc}"
+            f"{kind} cannot hold the conversation's session state in its {name!r} attribute: {exc}"
         ) from exc
 
 
