@@ -18,34 +18,22 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from functools import partial
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from schemarouter import AllowSet, AllowSetProvider, RoutingError, SessionLimits, UserError
-from schemarouter.adapter import (
-    AdapterSettings,
-    ContextMemo,
-    LiveSession,
-    OnFailure,
-    SessionCache,
-    store_state,
-    stored_state,
-)
+from schemarouter import AllowSetProvider, SessionLimits, UserError
+from schemarouter.adapter import AdapterSettings, Decider, Decision, OnFailure
 from schemarouter.catalog import make_route
 from schemarouter.visibility import (
     FIND_TOOLS,
-    FindToolsResult,
     SessionKey,
     permitted,
-    principal_identity,
     request_via,
     require_provider,
 )
 
 from ._checks import CatalogChecks
-from ._conversations import SESSION_KEY, make_find_tools_tool
-from ._outcome import RoutingOutcome
+from ._conversations import make_find_tools_tool
 from ._predicate import RoutedPredicate
 from ._request import (
     ConversationFrom,
@@ -56,7 +44,7 @@ from ._request import (
     default_request_from,
 )
 from ._tracing import install_tracing
-from .errors import AdapterSetupError, MissingConversationError, MissingRequestError
+from .errors import AdapterSetupError
 
 if TYPE_CHECKING:
     from agents import Agent, FunctionTool, Handoff
@@ -83,6 +71,14 @@ _T = TypeVar("_T")
 
 
 _catalog_of = CatalogChecks.catalog_of
+
+RoutingOutcome = Decision
+"""The routing decision for one run context: core's `schemarouter.adapter.Decision` (this
+adapter's name for it, kept)."""
+_MISSING_REQUEST = (
+    "the run context carries no request, so every routed tool is hidden: pass it on every "
+    'run, e.g. Runner.run(agent, message, context={"query": message})'
+)
 
 
 class OpenAIAgentsRouter:
@@ -166,17 +162,12 @@ class OpenAIAgentsRouter:
         self.mcp_sources: dict[str, str] = dict(mcp_sources or {})
         self.function_source = function_source
         self.handoff_source = handoff_source
-        self._memo: ContextMemo[RoutingOutcome] = ContextMemo(cache_size)
+        self._decider = Decider(visibility, self.settings, _log)
         self._warned_sources: set[str] = set()
         self._checks = CatalogChecks(_log)
         self.sessions = sessions
         """The conversation limits, or None: routed per request (no conversation mode)."""
         self.conversation_from = conversation_from
-        self._conversations = (
-            SessionCache(visibility, sessions, size=cache_size, key=session_key)
-            if sessions is not None
-            else None
-        )
         self._find_tool: FunctionTool | None = None
 
     # -- the decision ---------------------------------------------------------------------------
@@ -185,118 +176,24 @@ class OpenAIAgentsRouter:
         """The routing decision for this run context (computed at most once per routing input).
 
         `run_context` is the SDK's `RunContextWrapper` (anything with a `context` attribute).
-        Never raises: failures are returned, logged, and hide every routed tool.
+        Never raises (unless `on_failure="raise"`): failures are returned, logged once per run
+        context, and hide every routed tool.
         """
-        try:
-            request = self._request(run_context)
-        except RoutingError as error:
-            key: Hashable = ("request_error", str(error))
-            return self._remember(run_context, key, partial(self._failed, None, error))
-        if request is None:
-            missing = MissingRequestError(
-                "the run context carries no request, so every routed tool is hidden: pass it on every "
-                'run, e.g. Runner.run(agent, message, context={"query": message})'
-            )
-            return self._remember(run_context, ("missing",), partial(self._failed, None, missing))
-        catalog = _catalog_of(self.visibility)
-        try:
-            # by the principal's identity: `1`, `True` and `1.0` are equal in Python, not one principal
-            principal = principal_identity(request.principal)
-            key = ("request", request.query, principal, catalog.version if catalog else None)
-            hash(key)
-        except (TypeError, RecursionError) as exc:
-            error = RoutingError(
-                f"unusable request: the principal must be hashable, got {type(request.principal).__name__}"
-            )
-            error.__cause__ = exc
-            return self._failed(request, error)
-        if self._conversations is not None:
-            return self._conversation_outcome(run_context, request, key)
-        return self._remember(run_context, key, partial(self._route, request))
+        context = getattr(run_context, "context", None)
+        default = self.conversation_from is default_conversation_from
+        return self._decider.decide(
+            run_context,
+            lambda: self._request(run_context),
+            conversation=lambda: conversation_via(self.conversation_from, context, default=default),
+            holder=context,
+            missing_request=_MISSING_REQUEST,
+            missing_conversation="conversation mode, and the run context names no conversation",
+        )
 
     def _request(self, run_context: Any) -> RouteRequest | None:
         """The run's request; raises `RoutingError` saying whether the context or `request_from` failed."""
         context = getattr(run_context, "context", None)
         return request_via(self.request_from, context, default=self.request_from is default_request_from)
-
-    def _remember(
-        self, run_context: Any, key: Hashable, compute: Callable[[], RoutingOutcome]
-    ) -> RoutingOutcome:
-        cached = self._memo.get(run_context, key)
-        if cached is not None:
-            return cached
-        outcome = compute()
-        self._memo.put(run_context, key, outcome)
-        return outcome
-
-    def _route(self, request: RouteRequest) -> RoutingOutcome:
-        try:
-            allow_set = self.visibility.allow_set(request.query, request.principal)
-        except Exception as exc:
-            error = RoutingError(f"routing failed: {type(exc).__name__}: {exc}")
-            error.__cause__ = exc
-            return self._failed(request, error)
-        if not isinstance(allow_set, AllowSet):  # pyright: ignore[reportUnnecessaryIsInstance]
-            error = RoutingError(f"routing failed: allow_set returned {type(allow_set).__name__}")
-            return self._failed(request, error)
-        return RoutingOutcome(request, allow_set)
-
-    # -- conversation mode ----------------------------------------------------------------------
-
-    def _conversation_of(self, run_context: Any, request: RouteRequest) -> tuple[str, LiveSession]:
-        """The run's conversation id and its live session; `RoutingError` when either is unusable."""
-        assert self._conversations is not None
-        context = getattr(run_context, "context", None)
-        default = self.conversation_from is default_conversation_from
-        conversation = conversation_via(self.conversation_from, context, default=default)
-        if conversation is None:
-            raise MissingConversationError("conversation mode, and the run context names no conversation")
-        if context is None or isinstance(context, str):
-            raise RoutingError(
-                "conversation mode keeps the session state in the run context: pass a dict as "
-                f"Runner.run(context=...), or an object with a {SESSION_KEY!r} attribute"
-            )
-        try:
-            return conversation, self._conversations.session(
-                conversation, request.principal, stored_state(context, SESSION_KEY)
-            )
-        except RoutingError:
-            raise
-        except Exception as exc:
-            raise RoutingError(f"the conversation's session failed: {type(exc).__name__}: {exc}") from exc
-
-    def _conversation_outcome(
-        self, run_context: Any, request: RouteRequest, key: tuple[Any, ...]
-    ) -> RoutingOutcome:
-        """This step of the run's conversation: its session's offer, kept in the run context."""
-        try:
-            conversation, live = self._conversation_of(run_context, request)
-        except RoutingError as error:
-            failed = partial(self._failed, request, error)
-            return self._remember(run_context, ("conversation_error", type(error), str(error)), failed)
-        step = (*key, conversation, live.session.state)
-        cached = self._memo.get(run_context, step)
-        if cached is not None:
-            return cached
-        context = getattr(run_context, "context", None)
-        try:
-            offer, after = live.offer(request.query, stored_state(context, SESSION_KEY))
-            if after.changed:
-                store_state(context, after.state, SESSION_KEY)
-        except Exception as exc:
-            error = (
-                exc
-                if isinstance(exc, RoutingError)
-                else RoutingError(f"routing failed: {type(exc).__name__}: {exc}")
-            )
-            if error is not exc:
-                error.__cause__ = exc
-            return self._remember(
-                run_context, ("offer_error", str(error)), partial(self._failed, request, error)
-            )
-        outcome = RoutingOutcome(request, offer.allow_set, offer=offer, conversation=conversation)
-        self._memo.put(run_context, (*key, conversation, live.session.state), outcome)
-        return outcome
 
     @property
     def find_tools(self) -> FunctionTool:
@@ -320,24 +217,9 @@ class OpenAIAgentsRouter:
         return offer is not None and offer.find_tools
 
     async def _answer_find_tools(self, tool_context: Any, query: str) -> str:
-        """The find-tools result for the run's conversation; a refusal text when routing fails."""
-        assert self._conversations is not None
-        try:
-            request = self._request(tool_context)
-            if request is None:
-                raise MissingRequestError(
-                    'the run context carries no request: pass Runner.run(..., context={"query": ...})'
-                )
-            _, live = self._conversation_of(tool_context, request)
-            context = getattr(tool_context, "context", None)
-            result, after = live.find(query, stored_state(context, SESSION_KEY))
-            if after.changed:
-                store_state(context, after.state, SESSION_KEY)
-        except Exception as exc:
-            _log.warning("SchemaRouter answered find_tools with nothing (%s: %s)", type(exc).__name__, exc)
-            if self.settings.on_failure == "raise":
-                raise
-            return FindToolsResult(query, (), (), refused="failed").text()
+        """The find-tools result for the run's conversation ("failed" when its routing failed)."""
+        decision = self.outcome(tool_context)
+        result, _ = self._decider.find(decision, query, getattr(tool_context, "context", None))
         return result.text()
 
     def order_tools(self, run_context: Any, tools: Sequence[_T]) -> list[_T]:
@@ -362,13 +244,6 @@ class OpenAIAgentsRouter:
             return (1, 0, index)
 
         return [tool for _, tool in sorted(enumerate(tools), key=place)]
-
-    def _failed(self, request: RouteRequest | None, error: RoutingError) -> RoutingOutcome:
-        failure = str(error)
-        _log.warning("SchemaRouter hid every routed tool for this run (%s)", failure)
-        if self.settings.on_failure == "raise":
-            raise error
-        return RoutingOutcome(request, None, failure, error)
 
     # -- MCP: the dynamic tool_filter ---------------------------------------------------------
 

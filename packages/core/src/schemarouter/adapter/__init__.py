@@ -11,6 +11,9 @@ here, once, so the three bundled adapters (and yours) behave alike:
 - `find_tools_call`: a find-tools call's arguments read strictly (`FindToolsCall`: the query, or
   the problem to tell the model), and `refusal_text`: the words a refused call returns
   (`RefusalReason`);
+- `Decider`: a run step's routing decision (`Decision`), worked out the same way everywhere:
+  the request, the provider's allow-set or the conversation's offer, find-tools calls, and a
+  failure (`FailureCause`) that hides every routed tool, logged or raised (`on_failure`);
 - `ContextMemo` and `RunMemo`: a run step's routing decision, worked out once however often the
   framework's hooks ask (keyed on the run context object, or on a run id);
 - `SessionCache`: conversation mode's live sessions, handed out only while they are what the
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 from ..errors import AdapterSetupError, MissingConversationError, MissingRequestError
 from ._calls import FindToolsCall, RefusalReason, find_tools_call, refusal_text
+from ._decision import Decider, Decision, FailureCause
 from ._memo import ContextMemo, RunMemo
 from ._moved import MovedValidation
 from ._sessions import (
@@ -48,6 +52,9 @@ __all__ = [
     "AdapterSettings",
     "AdapterSetupError",
     "ContextMemo",
+    "Decider",
+    "Decision",
+    "FailureCause",
     "FindToolsCall",
     "LiveSession",
     "MissingConversationError",
