@@ -194,10 +194,21 @@ async def test_an_unusable_request_is_a_routing_error_with_an_accurate_message(
         assert "request_from" not in (outcome.failure or ""), "no request_from was given"
 
 
-@pytest.mark.parametrize("cache_size", [0, -1, 1.5])
-def test_cache_size_must_be_positive(visibility: Visibility, cache_size: Any) -> None:
+@pytest.mark.parametrize("cache_size", [-1, 1.5, True])
+def test_cache_size_must_be_a_count(visibility: Visibility, cache_size: Any) -> None:
     with pytest.raises(AdapterSetupError, match="cache_size"):
         OpenAIAgentsRouter(visibility, cache_size=cache_size)
+
+
+async def test_cache_size_zero_remembers_nothing_and_routes_the_same(
+    visibility: Visibility, fixture_tools: list[Any]
+) -> None:
+    provider = CountingProvider(visibility)
+    routing = OpenAIAgentsRouter(provider, cache_size=0)  # as in every adapter: 0 remembers nothing
+    query = SUPPORTED_CASES[0].query
+    visible = await _visible(routing, _filter_context({"query": query}), fixture_tools)
+    assert sorted(visible) == sorted(visibility.allow_set(query).names)
+    assert len(provider.calls) >= len(fixture_tools), "every hook asks the provider"
 
 
 def test_the_old_max_contexts_name_still_works_with_a_warning(visibility: Visibility) -> None:

@@ -146,9 +146,6 @@ class OpenAIAgentsRouter:
                 stacklevel=2,
             )
             cache_size = max_contexts
-        size: object = cache_size
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise AdapterSetupError(f"cache_size must be an int >= 1, got {cache_size!r}")
         self.settings = AdapterSettings(
             sessions=sessions, session_key=session_key, on_failure=on_failure, cache_size=cache_size
         )
