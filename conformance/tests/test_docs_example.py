@@ -43,8 +43,9 @@ def test_the_guide_adapter_and_driver_are_a_few_dozen_lines(guide_blocks: dict[s
 
 
 def test_the_guide_adapter_is_in_the_frameworks_hooks_not_the_driver(guide_blocks: dict[str, str]) -> None:
-    """The adapter asks the allow-set provider; the driver only plugs it into the framework."""
-    assert "allow_set(" in guide_blocks["my_adapter"]
+    """The adapter decides through the adapter core; the driver only plugs it into the framework."""
+    assert "from schemarouter.adapter import" in guide_blocks["my_adapter"]
+    assert "decide(" in guide_blocks["my_adapter"]
     assert "visibility" not in guide_blocks["toy_framework"].lower()
     assert "allow_set(" not in guide_blocks["my_driver"]
     assert "tool_filter=routing.tool_filter" in guide_blocks["my_driver"]

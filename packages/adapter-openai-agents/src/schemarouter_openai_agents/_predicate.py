@@ -53,7 +53,7 @@ class RoutedPredicate:
             if outcome.allow_set is not None:
                 self.router._warn_if_unlisted(self.kind, self.name, self.source)
             return False
-        if not self.router.permits_now(outcome, self.name, self.source):
+        if not self.router.shows(outcome, self.name, self.source):
             return False
         inner = self.inner
         if isinstance(inner, bool):

@@ -23,11 +23,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from schemarouter import AllowSetProvider, SessionLimits, UserError
 from schemarouter.adapter import AdapterSettings, Decider, Decision, OnFailure
-from schemarouter.catalog import make_route
 from schemarouter.visibility import (
     FIND_TOOLS,
     SessionKey,
-    permitted,
     request_via,
     require_provider,
 )
@@ -258,19 +256,16 @@ class OpenAIAgentsRouter:
         source = self.source_for_server(context.server_name)
         self._check_source(source, context.server_name)
         outcome = self.outcome(context.run_context)
-        if outcome.allow_set is None or not outcome.allows(tool.name, source):
-            return False
-        if not self.permits_now(outcome, tool.name, source):
+        if outcome.allow_set is None or not self.shows(outcome, tool.name, source):
             return False
         catalog = _catalog_of(self.visibility)
         return self._checks.mcp_contract_matches(catalog, outcome.allow_set, source, tool)
 
-    def permits_now(self, outcome: RoutingOutcome, name: str, source: str) -> bool:
-        """Does the provider permit `source:name` to this run's principal at this moment? Asked on
-        every check, never remembered: rules may change while a run or a conversation goes on,
-        and a conversation's saved list must never show what the rules now deny."""
-        principal = outcome.request.principal if outcome.request is not None else None
-        return permitted(self.visibility, make_route(source, name), principal)
+    def shows(self, outcome: RoutingOutcome, name: str, source: str) -> bool:
+        """Is `source:name` visible in this run: in its decision, and permitted by the provider's
+        rules now (asked on every check, never remembered: rules may change while a run or a
+        conversation goes on, and a conversation's saved list never shows what they deny)."""
+        return self._decider.shows(outcome, name, source)
 
     def _warn_if_unlisted(self, kind: str, name: str, source: str) -> None:
         """Log once per catalog version that a gated tool is not in the catalog (it stays hidden)."""

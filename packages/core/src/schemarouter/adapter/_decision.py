@@ -29,10 +29,11 @@ from typing import Any, Literal
 from .._principal import principal_identity
 from ..catalog._capability import make_route
 from ..errors import MissingConversationError, MissingRequestError, RoutingError
-from ..visibility._allow_set import AllowSet, AllowSetProvider
+from ..visibility._allow_set import AllowSet, AllowSetProvider, permitted
 from ..visibility._find_tools import FindToolsResult
 from ..visibility._request import RouteRequest
 from ..visibility._session import SessionOffer
+from ._calls import RefusalReason
 from ._memo import ContextMemo
 from ._sessions import SESSION_FIELD, LiveSession, SessionCache, SessionStep, listed_allow_set, store_state
 from ._sessions import stored_state as read_state
@@ -267,6 +268,25 @@ class Decider:
         except (TypeError, RecursionError):
             return None
         return key
+
+    # -- what a hook asks of a decision -----------------------------------------------------------
+
+    def shows(self, decision: Decision, name: str, source: str) -> bool:
+        """Is the tool `source:name` visible on this step? It must be in the decision (the
+        conversation's list in conversation mode) and permitted by the provider's rules for the
+        step's principal *now*: asked on every check and never remembered, so a rule changed
+        while a run waits (for an approval, a resume) holds at once."""
+        if not decision.allows(name, source):
+            return False
+        principal = decision.request.principal if decision.request is not None else None
+        return permitted(self.provider, make_route(source, name), principal)
+
+    def refusal(self, decision: Decision, name: str, source: str) -> RefusalReason | None:
+        """Why a call to `source:name` must not run now (`refusal_text` gives the words), or None
+        when it may: routing failed for this step, or the tool is not visible."""
+        if decision.failure is not None:
+            return "routing_failed"
+        return None if self.shows(decision, name, source) else "hidden"
 
     # -- one request on its own -------------------------------------------------------------------
 
