@@ -50,17 +50,33 @@ class SchemaRouter:
         policy: ExecutionPolicy | None = None,
         semantic: TextEncoder | None = None,
         hybrid: HybridPolicy | None = None,
+        index: LexicalIndex | None = None,
+        semantic_index: SemanticIndex | None = None,
+        loaded_at: float | None = None,
     ) -> None:
+        """`index` and `semantic_index` start the router from ones already built for this very
+        catalog (and, for tool vectors, this very `semantic` encoder): what a snapshot holds, or
+        what `with_semantic` reuses. `loaded_at` is when the catalog was listed, by the policy's
+        clock (default: now). Anything built for another catalog or encoder is a `UserError`."""
+        if index is not None and index.catalog is not catalog:
+            raise UserError("index was built for another catalog")
+        if semantic_index is not None and (
+            semantic_index.catalog is not catalog
+            or semantic is None
+            or semantic_index.encoder is not semantic
+        ):
+            raise UserError("semantic_index was built for another catalog or encoder than this router's")
         self._catalog = catalog
         self._encoder = semantic
         self._hybrid_policy = hybrid
+        self._semantic_index = semantic_index
         self._hybrid: HybridRetriever | None = None
         self._sources: dict[str, McpSource | CallableSource] = {s.name: s for s in sources}
-        self._index: LexicalIndex | None = None
+        self._index = index
         self._gate: LexicalGate | None = None
         self._lock = threading.Lock()
         self._policy = policy if policy is not None else ExecutionPolicy()
-        self._catalog_loaded_at = self._policy.clock()
+        self._catalog_loaded_at = self._policy.clock() if loaded_at is None else loaded_at
 
     # -- construction -------------------------------------------------------------------------
 
@@ -170,20 +186,24 @@ class SchemaRouter:
         return self._policy
 
     @property
+    def loaded_at(self) -> float:
+        """When the catalog was listed, by the policy's clock."""
+        return self._catalog_loaded_at
+
+    @property
     def catalog_age(self) -> float:
         """Seconds since the catalog was loaded, by the policy's clock."""
         return self._policy.clock() - self._catalog_loaded_at
 
     @property
     def index(self) -> LexicalIndex:
-        """The lexical index for the current catalog version (built on first use)."""
+        """The lexical index of the catalog (built on first use; the catalog never changes)."""
         index = self._index
-        if index is None or index.catalog is not self._catalog:
+        if index is None:
             with self._lock:
                 index = self._index
-                if index is None or index.catalog is not self._catalog:
-                    index = LexicalIndex(self._catalog)
-                    self._index = index
+                if index is None:
+                    index = self._index = LexicalIndex(self._catalog)
         return index
 
     # -- hybrid retrieval (see docs/hybrid.md) --------------------------------------------------
@@ -199,17 +219,18 @@ class SchemaRouter:
         `router.with_semantic(policy=...)` on a hybrid router changes the policy only. Tool
         vectors are computed here, so a missing extra or a broken encoder fails now, at setup.
         """
-        keep = encoder is None and self._encoder is not None
+        same = encoder is None and self._encoder is not None  # its tool vectors are reused
+        current = self.retriever if same else None
         router = SchemaRouter(
             self._catalog,
             sources=self._sources.values(),
             policy=self._policy,
             semantic=encoder if encoder is not None else (self._encoder or WordLlamaEncoder()),
             hybrid=policy if policy is not None else self._hybrid_policy,
+            index=self._index,
+            semantic_index=current.semantic if isinstance(current, HybridRetriever) else None,
+            loaded_at=self._catalog_loaded_at,
         )
-        if keep:
-            router._hybrid = self._hybrid  # the same encoder: its tool vectors are reused
-        router._catalog_loaded_at = self._catalog_loaded_at
         router.retriever  # noqa: B018 - build the tool vectors eagerly
         return router
 
@@ -218,35 +239,27 @@ class SchemaRouter:
         """`hybrid` when a semantic encoder is fused with the lexical index."""
         return "lexical" if self._encoder is None else "hybrid"
 
-    def _lexical_gate(self) -> LexicalGate:
-        """The current index read through the no-route gate (made once per index)."""
-        index = self.index
-        lexical = self._gate
-        if lexical is None or lexical.index is not index:
-            lexical = self._gate = LexicalGate(index)
-        return lexical
-
     @property
     def retriever(self) -> LexicalGate | HybridRetriever:
         """What `retrieve` ranks with: the lexical index through the no-route gate, or the
-        hybrid over it and the encoder."""
-        lexical = self._lexical_gate()
-        index = lexical.index
+        hybrid over it and the encoder (each made once, on first use)."""
+        lexical = self._gate
+        if lexical is None:
+            index = self.index
+            with self._lock:
+                lexical = self._gate
+                if lexical is None:
+                    lexical = self._gate = LexicalGate(index)
         encoder = self._encoder
         if encoder is None:
             return lexical
         hybrid = self._hybrid
-        if hybrid is None or hybrid.lexical is not lexical:
+        if hybrid is None:
             with self._lock:
                 hybrid = self._hybrid
-                if hybrid is None or hybrid.lexical is not lexical:
-                    previous = hybrid.semantic if hybrid is not None else None
-                    semantic = (
-                        previous if previous is not None and previous.catalog is index.catalog else None
-                    )
-                    semantic = semantic or SemanticIndex(index.catalog, encoder)
-                    hybrid = HybridRetriever(lexical, semantic, self._hybrid_policy)
-                    self._hybrid = hybrid
+                if hybrid is None:
+                    semantic = self._semantic_index or SemanticIndex(self._catalog, encoder)
+                    hybrid = self._hybrid = HybridRetriever(lexical, semantic, self._hybrid_policy)
         return hybrid
 
     # -- retrieval ----------------------------------------------------------------------------

@@ -43,7 +43,6 @@ from ..execution._policy import ExecutionPolicy
 from ..retrieval._hybrid import HybridPolicy, HybridRetriever
 from ..retrieval._index import LexicalIndex
 from ..retrieval._index_store import settings_record
-from ..retrieval._offer import LexicalGate
 from ..retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
 from ._arrays import index_arrays, tool_vectors
 from ._file import read_sections, write_sections
@@ -126,7 +125,7 @@ def save_snapshot(router: SchemaRouter, path: str | Path) -> SnapshotInfo:
     semantic = retriever.semantic if isinstance(retriever, HybridRetriever) else None
     arrays = index.arrays()
     catalog = router.catalog
-    listed_at = router._catalog_loaded_at  # pyright: ignore[reportPrivateUsage]
+    listed_at = router.loaded_at
     meta: dict[str, Any] = {
         "library": library_build(),
         "catalog_version": catalog.version,
@@ -293,76 +292,78 @@ def _load(
                 f"holds tool vectors of encoder {record.name!r} (dim {record.dim}), not of "
                 f"{semantic_encoder.name!r} (dim {semantic_encoder.dim})"
             )
+    # A listing time ahead of this clock (another clock, or one set back) cannot be trusted to
+    # make the catalog young: it then counts as of any age, and every call lists again.
+    now = (policy if policy is not None else ExecutionPolicy()).clock()
+    loaded_at = header.listed_at if header.listed_at <= now else -math.inf
+    build = _Build(given, policy, semantic_encoder, hybrid, loaded_at)
     if problem is not None:
         if not rebuild:
             raise SnapshotError(
                 f"{source_path} {problem}: build the snapshot again (schemarouter snapshot build), "
                 "or load it with rebuild=True"
             )
-        router = _rebuilt(stored, given, policy, semantic_encoder, hybrid, limits)
+        router = _rebuilt(stored, build, limits)
     else:
         catalog = within_limits(stored, limits)
         if catalog is stored:
-            router = _restored(stored, header, sections, source_path, given, policy, semantic_encoder, hybrid)
+            router = _restored(stored, header, sections, source_path, build)
         else:  # tools over the limits were skipped: the index is built for those kept
-            router = _built(catalog, given, policy, semantic_encoder, hybrid)
-    # A listing time ahead of this clock (another clock, or one set back) cannot be trusted to
-    # make the catalog young: it then counts as of any age, and every call lists again.
-    now = router.policy.clock()
-    listed_at = header.listed_at
-    router._catalog_loaded_at = listed_at if listed_at <= now else -math.inf  # pyright: ignore[reportPrivateUsage]
+            router = _built(catalog, build)
     return router, header
 
 
+@dataclass(frozen=True, slots=True)
+class _Build:
+    """What every router a snapshot gives is built with, besides its catalog."""
+
+    sources: list[McpSource | CallableSource]
+    policy: ExecutionPolicy | None
+    encoder: TextEncoder | None
+    hybrid: HybridPolicy | None
+    loaded_at: float
+
+
 def _restored(
-    catalog: Catalog,
-    header: Header,
-    sections: dict[str, Any],
-    source_path: Path,
-    sources: list[McpSource | CallableSource],
-    policy: ExecutionPolicy | None,
-    semantic_encoder: TextEncoder | None,
-    hybrid: HybridPolicy | None,
+    catalog: Catalog, header: Header, sections: dict[str, Any], source_path: Path, build: _Build
 ) -> SchemaRouter:
     """The router the snapshot holds: its index and tool vectors as saved."""
     arrays = index_arrays(sections, header.max_idf, source_path, len(catalog))
-    vectors = tool_vectors(sections, source_path) if semantic_encoder is not None else None
-    router = SchemaRouter(catalog, sources=sources, policy=policy, semantic=semantic_encoder, hybrid=hybrid)
     index = LexicalIndex.from_arrays(catalog, arrays, header.settings)
-    gate = LexicalGate(index)
-    router._index = index  # pyright: ignore[reportPrivateUsage]
-    router._gate = gate  # pyright: ignore[reportPrivateUsage]
-    if semantic_encoder is not None and vectors is not None:
+    semantic: SemanticIndex | None = None
+    if build.encoder is not None:
+        vectors = tool_vectors(sections, source_path)
         try:
-            semantic = SemanticIndex.from_vectors(catalog, semantic_encoder, vectors)
+            semantic = SemanticIndex.from_vectors(catalog, build.encoder, vectors)
         except UserError as exc:
             raise SnapshotError(f"{source_path}: {exc}") from None
-        router._hybrid = HybridRetriever(gate, semantic, hybrid)  # pyright: ignore[reportPrivateUsage]
+    return SchemaRouter(
+        catalog,
+        sources=build.sources,
+        policy=build.policy,
+        semantic=build.encoder,
+        hybrid=build.hybrid,
+        index=index,
+        semantic_index=semantic,
+        loaded_at=build.loaded_at,
+    )
+
+
+def _built(catalog: Catalog, build: _Build) -> SchemaRouter:
+    """A router of `catalog` whose index (and tool vectors) are built afresh, here."""
+    router = SchemaRouter(
+        catalog,
+        sources=build.sources,
+        policy=build.policy,
+        semantic=build.encoder,
+        hybrid=build.hybrid,
+        loaded_at=build.loaded_at,
+    )
+    router.retriever  # noqa: B018 - the index and tool vectors, built now: a broken encoder fails at load
     return router
 
 
-def _built(
-    catalog: Catalog,
-    sources: list[McpSource | CallableSource],
-    policy: ExecutionPolicy | None,
-    encoder: TextEncoder | None,
-    hybrid: HybridPolicy | None,
-) -> SchemaRouter:
-    """A router of `catalog` whose index (and tool vectors) are built afresh."""
-    router = SchemaRouter(catalog, sources=sources, policy=policy)
-    if encoder is not None:
-        router = router.with_semantic(encoder, hybrid)
-    return router
-
-
-def _rebuilt(
-    stored: Catalog,
-    sources: list[McpSource | CallableSource],
-    policy: ExecutionPolicy | None,
-    encoder: TextEncoder | None,
-    hybrid: HybridPolicy | None,
-    limits: CatalogLimits,
-) -> SchemaRouter:
+def _rebuilt(stored: Catalog, build: _Build, limits: CatalogLimits) -> SchemaRouter:
     """A router built afresh from a snapshot's contracts: every tool checked again as a catalog
     of this version checks it under `limits` (a tool this version refuses is skipped), index and
     vectors rebuilt."""
@@ -378,4 +379,4 @@ def _rebuilt(
         (*stored.skipped, *(skip for part in fresh for skip in part.skipped)),
         stored.cut_short,
     )
-    return _built(catalog, sources, policy, encoder, hybrid)
+    return _built(catalog, build)
