@@ -161,7 +161,6 @@ class PydanticAIRouter:
             if sessions is not None
             else None
         )
-
         self._finder: FunctionToolset[Any] | None = None
         self._memo: RunMemo[AllowSet] = RunMemo(cache_size)
         self._checks = CatalogChecks(logger)
@@ -235,7 +234,7 @@ class PydanticAIRouter:
     def session_offer(self, ctx: RunContext[Any]) -> SessionOffer | None:
         """What the conversation offers on this model step (`SessionOffer.tool_names`: find-tools
         first, then the conversation's tools), or None when routing failed or conversation mode
-        is off. Saves the conversation's state into `ctx.deps`."""
+        is off. Saves the conversation's state into `ctx.deps` when it changed."""
         step = self.conversation_step(ctx)
         return None if step is None else step.offer
 
@@ -407,13 +406,7 @@ class PydanticAIRouter:
         kept.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in kept]
 
-    def _route_key(
-        self,
-        catalog: Catalog,
-        allow: AllowSet,
-        name: str,
-        source: str | None,
-    ) -> str | None:
+    def _route_key(self, catalog: Catalog, allow: AllowSet, name: str, source: str | None) -> str | None:
         """The route `name` is ranked by; None: hide it."""
         if source is not None:
             return make_route(source, name)
@@ -426,8 +419,13 @@ class PydanticAIRouter:
             self._checks.warn_ambiguous(catalog, name, routes)
         return None
 
-    def catalog_name_of(self, catalog_name: CatalogName, tool_def: ToolDefinition) -> str | None:
-        """`catalog_name(tool_def)`; a None (the tool is then hidden) is logged once per tool."""
+    def catalog_name_of(
+        self, catalog_name: CatalogName | None, tool_def: ToolDefinition, listed: str | None = None
+    ) -> str | None:
+        """`catalog_name(tool_def)`; a None (the tool is then hidden) is logged once per tool.
+        Without a `catalog_name`, the name the tool is listed under (`listed`, else its own)."""
+        if catalog_name is None:
+            return tool_def.name if listed is None else listed
         name = catalog_name(tool_def)
         if name is None:
             self._checks.warn_unmapped(tool_def.name)

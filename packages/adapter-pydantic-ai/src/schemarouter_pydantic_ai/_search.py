@@ -33,9 +33,7 @@ class RoutedToolSearch:
     catalog_name: CatalogName | None = field(default=None, kw_only=True)
 
     def _name(self, tool_def: ToolDefinition) -> str | None:
-        if self.catalog_name is not None:
-            return self.router.catalog_name_of(self.catalog_name, tool_def)
-        return tool_def.name
+        return self.router.catalog_name_of(self.catalog_name, tool_def)
 
     def __call__(
         self, ctx: RunContext[Any], queries: Sequence[str], tools: Sequence[ToolDefinition]
