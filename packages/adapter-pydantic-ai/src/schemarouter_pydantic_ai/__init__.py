@@ -18,10 +18,10 @@ decides which tools the model sees in a run.
 from __future__ import annotations
 
 from ._capability import RoutedTools
-from ._conversation import ConversationDeps
 from ._mirror import catalog_from_function_toolset, catalog_from_mcp_toolset, catalog_from_tool_defs
 from ._origin import listed_catalog_name
 from ._request import (
+    ConversationDeps,
     ConversationFrom,
     RequestFrom,
     RouteRequest,

@@ -49,9 +49,7 @@ class RoutedTools(AbstractCapability[Any]):
         return None  # holds a live router; not part of an agent spec
 
     def _name(self, tool_def: ToolDefinition) -> str | None:
-        if self.catalog_name is not None:
-            return self.router.catalog_name_of(self.catalog_name, tool_def)
-        return tool_def.name
+        return self.router.catalog_name_of(self.catalog_name, tool_def)
 
     def get_toolset(self) -> AbstractToolset[Any] | None:
         if self.router.sessions is None or not self.offer_find_tools:

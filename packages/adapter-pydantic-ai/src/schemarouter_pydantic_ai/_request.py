@@ -1,25 +1,34 @@
-"""Where a run's routing request (and, in conversation mode, its conversation) comes from: the
-run context's `deps`, never the prompt.
+"""Where a run's routing request (and, in conversation mode, its conversation and the
+conversation's state) comes from: the run context's `deps`, never the prompt.
 
 `ctx.prompt` is None when a run resumes after deferred approvals, so a request read
 from the prompt would change between the turn that asked for approval and the turn
 that runs the approved call. The request is derived from `ctx.deps` instead, which the
 caller passes again on resume.
+
+PydanticAI keeps no run state of its own between runs except the message history and `deps`, so
+conversation mode keeps the conversation's routing state there too (`ConversationDeps`): written
+after every model step and find-tools call that changed it, so the next run, a resumed run, or a
+run in another process given the same deps, offers exactly the list the conversation had.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from pydantic_ai import RunContext
 
 from schemarouter import RouteRequest
+from schemarouter.adapter import SESSION_FIELD
 from schemarouter.visibility import coerce_request, conversation_in, request_in
 
 from .errors import AdapterSetupError
 
 __all__ = [
+    "SESSION_FIELD",
+    "ConversationDeps",
     "ConversationFrom",
     "RequestFrom",
     "RouteRequest",
@@ -43,6 +52,26 @@ RequestFrom: TypeAlias = Callable[
 ConversationFrom: TypeAlias = Callable[[RunContext[Any]], "str | None"]
 """Derives the conversation id from a run context (conversation mode). Return None when the run
 carries none: routed tools then stay hidden, as for a run without a request."""
+
+
+@dataclass
+class ConversationDeps:
+    """Run deps for conversation mode: the user's latest message, the conversation it belongs to,
+    who is asking, and the conversation's routing state.
+
+    Keep one per conversation and pass it to every run of that conversation (set `query` to the
+    new message first), and to the run that resumes after deferred approvals. Any deps of your
+    own work too: a mapping with `"query"` / `"conversation"` keys, or an object with `query` /
+    `conversation` attributes, that can take a `schemarouter_session` key or attribute
+    (`SESSION_FIELD`).
+    """
+
+    query: str
+    conversation: str
+    principal: Hashable | None = None
+    schemarouter_session: dict[str, Any] | None = None
+    """The conversation's routing state (`schemarouter.SessionState.to_dict()`: plain JSON-ready
+    data), written by the router after every model step and find-tools call that changed it."""
 
 
 def default_request_from(ctx: RunContext[Any]) -> RouteRequest | None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from pydantic_ai import RunContext
+from pydantic_ai import RunContext, Tool
+from pydantic_ai.exceptions import ModelRetry
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
@@ -22,13 +24,28 @@ from schemarouter import (
     SessionLimits,
     UserError,
 )
-from schemarouter.adapter import AdapterSettings, OnFailure, RunMemo
+from schemarouter.adapter import (
+    AdapterSettings,
+    LiveSession,
+    OnFailure,
+    RunMemo,
+    SessionCache,
+    find_tools_call,
+    listed_allow_set,
+    store_state,
+    stored_state,
+)
 from schemarouter.catalog import make_route
-from schemarouter.visibility import FIND_TOOLS, SessionKey, SessionOffer, permitted, require_provider
+from schemarouter.visibility import (
+    FIND_TOOLS,
+    FindToolsResult,
+    SessionKey,
+    SessionOffer,
+    permitted,
+    require_provider,
+)
 
 from ._checks import CatalogChecks, catalog_of
-from ._conversation import ConversationSessions, conversation_allow_set, save_state, saved_state
-from ._find_tools import find_tools_toolset
 from ._request import (
     ConversationFrom,
     RequestFrom,
@@ -60,8 +77,10 @@ be routed outside the routed toolset (or, for the capability, out of the agent i
 _T = TypeVar("_T")
 _CacheKey = tuple[str, int, str, Hashable, str]
 
-FIND_TOOLS_FAILED = "Tool search failed. Use the tools you have, or answer without one."
-"""What the model reads when the find-tools search itself failed (the failure is logged)."""
+
+def provider_failed(exc: BaseException) -> str:
+    """How a raising allow-set provider is reported (cause `router_error`)."""
+    return f"the allow-set provider raised {type(exc).__name__}: {exc}"
 
 
 @dataclass(frozen=True)
@@ -71,6 +90,9 @@ class ConversationStep:
     session: RoutingSession
     offer: SessionOffer
     allow: AllowSet
+    live: LiveSession = field(kw_only=True, repr=False, compare=False)
+    """The router's live session holding `session` (`schemarouter.adapter.LiveSession`): a
+    find-tools call of this step goes through it, one at a time."""
 
 
 class PydanticAIRouter:
@@ -133,8 +155,11 @@ class PydanticAIRouter:
         """The conversation mode's limits, or None (each run routed on its own)."""
         self.conversation_from = conversation_from
         self.raise_on_failure = on_failure == "raise"
-        self._conversations = (
-            ConversationSessions(sessions, cache_size, session_key) if sessions is not None else None
+        # deps without a state continue their conversation's live session; a state in deps wins
+        self._sessions = (
+            SessionCache(visibility, sessions, size=cache_size, key=session_key, resume_unsaved=True)
+            if sessions is not None
+            else None
         )
         self._finder: FunctionToolset[Any] | None = None
         self._memo: RunMemo[AllowSet] = RunMemo(cache_size)
@@ -182,7 +207,7 @@ class PydanticAIRouter:
 
         In conversation mode it is the conversation's list (`session_offer`), first-offered first.
         """
-        if self._conversations is not None:
+        if self._sessions is not None:
             step = self.conversation_step(ctx)
             return None if step is None else step.allow
         request = self.routing_request(ctx)
@@ -194,9 +219,7 @@ class PydanticAIRouter:
         try:
             allow = self.visibility.allow_set(request.query, request.principal)
         except Exception as exc:
-            return self.report_failure(
-                "router_error", f"the allow-set provider raised {type(exc).__name__}: {exc}", exc
-            )
+            return self.report_failure("router_error", provider_failed(exc), exc)
         if key is not None:
             self._memo.put(key, allow)
         return allow
@@ -211,7 +234,7 @@ class PydanticAIRouter:
     def session_offer(self, ctx: RunContext[Any]) -> SessionOffer | None:
         """What the conversation offers on this model step (`SessionOffer.tool_names`: find-tools
         first, then the conversation's tools), or None when routing failed or conversation mode
-        is off. Saves the conversation's state into `ctx.deps`."""
+        is off. Saves the conversation's state into `ctx.deps` when it changed."""
         step = self.conversation_step(ctx)
         return None if step is None else step.offer
 
@@ -219,8 +242,8 @@ class PydanticAIRouter:
         """This model step of the run's conversation, or None after reporting why there is none:
         no request (`missing_request`), no conversation id (`missing_conversation`), a saved state
         in deps that cannot be used or deps that cannot hold one (`session_error`), a raising
-        provider (`router_error`)."""
-        sessions = self._conversations
+        provider (`router_error`). Saves the conversation's state into `ctx.deps` when it changed."""
+        sessions = self._sessions
         if sessions is None:
             return None
         request = self.routing_request(ctx)
@@ -242,31 +265,35 @@ class PydanticAIRouter:
                 "conversation mode, but the run context carries no conversation id (ctx.deps' conversation)",
                 None,
             )
-        catalog = catalog_of(self.visibility)
-        if catalog is None:
+        if catalog_of(self.visibility) is None:
             return self.report_failure(
                 "session_error", "the allow-set provider no longer exposes a catalog (router.catalog)", None
             )
         try:
-            session = sessions.session(
-                self.visibility, catalog, conversation, request.principal, saved_state(ctx.deps)
-            )
-        except (UserError, RoutingError, TypeError, RecursionError) as exc:
+            saved = stored_state(ctx.deps)
+            live = sessions.session(conversation, request.principal, saved)
+        except RoutingError as exc:
             return self.report_failure(
                 "session_error", f"conversation {conversation!r}: {type(exc).__name__}: {exc}", exc
             )
         try:
-            offer = session.offer(request.query)
+            offer, after = live.offer(request.query, saved)
         except Exception as exc:
-            return self.report_failure(
-                "router_error", f"the allow-set provider raised {type(exc).__name__}: {exc}", exc
-            )
+            return self.report_failure("router_error", provider_failed(exc), exc)
+        if after.changed and not self._stored(ctx, after.state):
+            return None
+        allow = listed_allow_set(request.query, request.principal, live.session, offer)
+        return ConversationStep(live.session, offer, allow, live=live)
+
+    def _stored(self, ctx: RunContext[Any], state: dict[str, Any]) -> bool:
+        """Write a conversation's changed state into `ctx.deps`; False after reporting deps that
+        cannot hold it (`session_error`)."""
         try:
-            save_state(ctx.deps, session.state)
-        except TypeError as exc:
-            return self.report_failure("session_error", str(exc), exc)
-        allow = conversation_allow_set(offer, request.query, request.principal, session.state.catalog_version)
-        return ConversationStep(session, offer, allow)
+            store_state(ctx.deps, state)
+        except RoutingError as exc:
+            self.report_failure("session_error", f"the run's deps: {exc} (ConversationDeps can hold it)", exc)
+            return False
+        return True
 
     def find_tools(self, ctx: RunContext[Any], query: str) -> str:
         """The find-tools tool's answer for the run's conversation: searches with the provider
@@ -276,21 +303,37 @@ class PydanticAIRouter:
         step = self.conversation_step(ctx)
         if step is None or not step.offer.find_tools:
             raise HiddenToolCallError(FIND_TOOLS.name, "tool search is not offered to this run")
+        failed = FindToolsResult(query, (), (), refused="failed")
         try:
-            result = step.session.find_tools(query)
+            result, after = step.live.find(query, stored_state(ctx.deps))
         except Exception as exc:
-            self.report_failure(
-                "router_error", f"find-tools: the allow-set provider raised {type(exc).__name__}: {exc}", exc
-            )
-            return FIND_TOOLS_FAILED
-        save_state(ctx.deps, step.session.state)
+            self.report_failure("router_error", f"find-tools: {provider_failed(exc)}", exc)
+            return failed.text()
+        if after.changed and not self._stored(ctx, after.state):
+            return failed.text()
         return result.text()
 
     def find_tools_toolset(self) -> FunctionToolset[Any]:
         """The toolset holding this router's find-tools tool (one per router). The routed toolset
-        and the capability offer it in conversation mode; do not add it to an agent yourself."""
+        and the capability offer it in conversation mode; do not add it to an agent yourself.
+
+        The tool is built from `FIND_TOOLS.input_schema` exactly as core defines it, and its
+        arguments are read strictly (`schemarouter.adapter.find_tools_call`: PydanticAI does not
+        validate a tool built from a JSON schema). A call that does not fit is sent back to the
+        model as a retry saying what is wrong, and searches nothing."""
         if self._finder is None:
-            self._finder = find_tools_toolset(self.find_tools)
+
+            async def find_tools(ctx: RunContext[Any], **arguments: Any) -> str:
+                call = find_tools_call(arguments)
+                if call.query is None:
+                    raise ModelRetry(call.problem or f"{FIND_TOOLS.name} needs {FIND_TOOLS.argument!r}")
+                return self.find_tools(ctx, call.query)
+
+            schema = copy.deepcopy(dict(FIND_TOOLS.input_schema))
+            tool: Tool[Any] = Tool.from_schema(
+                find_tools, FIND_TOOLS.name, FIND_TOOLS.description, schema, takes_ctx=True
+            )
+            self._finder = FunctionToolset([tool])
         return self._finder
 
     def warn_find_tools_shadowed(self) -> None:
@@ -363,13 +406,7 @@ class PydanticAIRouter:
         kept.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in kept]
 
-    def _route_key(
-        self,
-        catalog: Catalog,
-        allow: AllowSet,
-        name: str,
-        source: str | None,
-    ) -> str | None:
+    def _route_key(self, catalog: Catalog, allow: AllowSet, name: str, source: str | None) -> str | None:
         """The route `name` is ranked by; None: hide it."""
         if source is not None:
             return make_route(source, name)
@@ -382,8 +419,13 @@ class PydanticAIRouter:
             self._checks.warn_ambiguous(catalog, name, routes)
         return None
 
-    def catalog_name_of(self, catalog_name: CatalogName, tool_def: ToolDefinition) -> str | None:
-        """`catalog_name(tool_def)`; a None (the tool is then hidden) is logged once per tool."""
+    def catalog_name_of(
+        self, catalog_name: CatalogName | None, tool_def: ToolDefinition, listed: str | None = None
+    ) -> str | None:
+        """`catalog_name(tool_def)`; a None (the tool is then hidden) is logged once per tool.
+        Without a `catalog_name`, the name the tool is listed under (`listed`, else its own)."""
+        if catalog_name is None:
+            return tool_def.name if listed is None else listed
         name = catalog_name(tool_def)
         if name is None:
             self._checks.warn_unmapped(tool_def.name)

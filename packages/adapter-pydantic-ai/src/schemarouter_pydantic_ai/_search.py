@@ -14,7 +14,7 @@ from typing import Any
 from pydantic_ai import RunContext
 from pydantic_ai.tools import ToolDefinition
 
-from ._router import CatalogName, PydanticAIRouter
+from ._router import CatalogName, PydanticAIRouter, provider_failed
 
 __all__ = ["RoutedToolSearch"]
 
@@ -33,9 +33,7 @@ class RoutedToolSearch:
     catalog_name: CatalogName | None = field(default=None, kw_only=True)
 
     def _name(self, tool_def: ToolDefinition) -> str | None:
-        if self.catalog_name is not None:
-            return self.router.catalog_name_of(self.catalog_name, tool_def)
-        return tool_def.name
+        return self.router.catalog_name_of(self.catalog_name, tool_def)
 
     def __call__(
         self, ctx: RunContext[Any], queries: Sequence[str], tools: Sequence[ToolDefinition]
@@ -50,8 +48,6 @@ class RoutedToolSearch:
         try:
             allow = router.visibility.allow_set(query, request.principal)
         except Exception as exc:
-            router.report_failure(
-                "router_error", f"the allow-set provider raised {type(exc).__name__}: {exc}", exc
-            )
+            router.report_failure("router_error", provider_failed(exc), exc)
             return []
         return [tool_def.name for tool_def in router.select(allow, list(tools), self._name, self.source)]

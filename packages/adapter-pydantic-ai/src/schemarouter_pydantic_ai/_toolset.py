@@ -11,11 +11,11 @@ from pydantic_ai.toolsets import ToolsetTool, WrapperToolset
 from schemarouter import AllowSet
 from schemarouter.visibility import FIND_TOOLS
 
-from ._origin import ToolOrigin, listed_catalog_name, tool_origin
+from ._origin import ToolOrigin, tool_origin
 from ._router import CatalogName, PydanticAIRouter
 from .errors import HiddenToolCallError
 
-__all__ = ["RoutedToolset", "listed_catalog_name"]
+__all__ = ["RoutedToolset"]
 
 _Listed = tuple[str, ToolsetTool[Any], ToolOrigin]
 
@@ -62,9 +62,7 @@ class RoutedToolset(WrapperToolset[Any]):
         return name, tool, tool_origin(tool, self.wrapped)
 
     def _name(self, listed: _Listed) -> str | None:
-        if self.catalog_name is not None:
-            return self.router.catalog_name_of(self.catalog_name, listed[1].tool_def)
-        return listed[2].name
+        return self.router.catalog_name_of(self.catalog_name, listed[1].tool_def, listed[2].name)
 
     def _visible(self, allow: AllowSet, listed: list[_Listed]) -> list[_Listed]:
         kept = self.router.select(
