@@ -26,19 +26,16 @@ from schemarouter import (
 )
 from schemarouter.adapter import (
     AdapterSettings,
+    Decider,
+    Decision,
+    FailureCause,
     LiveSession,
     OnFailure,
-    RunMemo,
-    SessionCache,
     find_tools_call,
-    listed_allow_set,
-    store_state,
-    stored_state,
 )
 from schemarouter.catalog import make_route
 from schemarouter.visibility import (
     FIND_TOOLS,
-    FindToolsResult,
     SessionKey,
     SessionOffer,
     permitted,
@@ -81,6 +78,17 @@ _CacheKey = tuple[str, int, str, Hashable, str]
 def provider_failed(exc: BaseException) -> str:
     """How a raising allow-set provider is reported (cause `router_error`)."""
     return f"the allow-set provider raised {type(exc).__name__}: {exc}"
+
+
+_MISSING_REQUEST = (
+    "the run context carries no routing request, so every routed tool is hidden: pass it in deps on "
+    'every run, e.g. agent.run(message, deps=RoutingRequest(message)) or deps={"query": message}'
+)
+
+
+def _unavailable(decision: Decision) -> RoutingUnavailableError:
+    """What `on_failure="raise"` raises: the failure with its cause."""
+    return RoutingUnavailableError(decision.cause or "router_error", decision.failure or "routing failed")
 
 
 @dataclass(frozen=True)
@@ -156,16 +164,11 @@ class PydanticAIRouter:
         self.conversation_from = conversation_from
         self.raise_on_failure = on_failure == "raise"
         # deps without a state continue their conversation's live session; a state in deps wins
-        self._sessions = (
-            SessionCache(visibility, sessions, size=cache_size, key=session_key, resume_unsaved=True)
-            if sessions is not None
-            else None
-        )
+        self._decider = Decider(visibility, self.settings, logger, raise_as=_unavailable)
         self._finder: FunctionToolset[Any] | None = None
-        self._memo: RunMemo[AllowSet] = RunMemo(cache_size)
         self._checks = CatalogChecks(logger)
 
-    # -- the allow-set for a run -----------------------------------------------------------------
+    # -- the decision for a run step --------------------------------------------------------------
 
     def request(self, ctx: RunContext[Any]) -> RouteRequest | None:
         """The routing request of this run, or None.
@@ -175,61 +178,58 @@ class PydanticAIRouter:
         """
         return normalize_request(self.request_from(ctx))
 
-    def routing_request(self, ctx: RunContext[Any]) -> RouteRequest | None:
-        """The routing request of this run, or None after reporting why there is none
-        (`report_failure`: cause `request_error`, or `missing_request` for no request or one
-        whose query is blank, which routes nothing)."""
+    def conversation(self, ctx: RunContext[Any]) -> str | None:
+        """The conversation id of this run, or None. Raises what `conversation_from` raises, and
+        `AdapterSetupError` when it returns something that is not a string or None."""
+        return normalize_conversation(self.conversation_from(ctx))
+
+    def _read(self, read: Callable[[], _T], reader: object, what: str) -> _T:
+        """`read()`, a `RoutingError` saying what failed when it raises (setup errors pass)."""
         try:
-            request = self.request(ctx)
+            return read()
         except AdapterSetupError:
             raise
         except Exception as exc:
-            if self.request_from is default_request_from and isinstance(exc, TypeError):
-                message = f"the run's deps carry an unusable routing request: {exc}"
+            if reader in (default_request_from, default_conversation_from) and isinstance(exc, TypeError):
+                message = f"the run's deps carry an unusable {what}: {exc}"
             else:
-                message = f"request_from raised {type(exc).__name__}: {exc}"
-            return self.report_failure("request_error", message, exc)
-        if request is None:
-            return self.report_failure(
-                "missing_request",
-                "the run context carries no routing request, so every routed tool is hidden: pass it in "
-                'deps on every run, e.g. agent.run(message, deps=RoutingRequest(message)) or deps={"query": message}',
-                None,
-            )
-        if not request.query.strip():
-            return self.report_failure(
-                "missing_request", "the run's routing request has a blank query (ctx.deps)", None
-            )
-        return request
+                name = getattr(reader, "__name__", type(reader).__name__)
+                message = f"{name} raised {type(exc).__name__}: {exc}"
+            raise RoutingError(message) from exc
+
+    def decision(self, ctx: RunContext[Any]) -> Decision:
+        """This run step's routing decision (`schemarouter.adapter.Decision`), worked out once per
+        run step and routing input. On failure it names its `cause` (`missing_request`,
+        `request_error`, `missing_conversation`, `session_error`, `router_error`), every routed
+        tool is hidden, and the failure is logged (raised as `RoutingUnavailableError` with
+        `on_failure="raise"`). In conversation mode the conversation's state is read from and
+        written to `ctx.deps`."""
+        return self._decider.decide(
+            ctx,
+            lambda: self._read(lambda: self.request(ctx), self.request_from, "routing request"),
+            conversation=lambda: self._read(
+                lambda: self.conversation(ctx), self.conversation_from, "conversation id"
+            ),
+            holder=ctx.deps,
+            run=(ctx.run_id, ctx.run_step) if ctx.run_id is not None else None,
+            missing_request=_MISSING_REQUEST,
+            missing_conversation=(
+                "conversation mode, but the run context carries no conversation id (ctx.deps' conversation)"
+            ),
+        )
+
+    def routing_request(self, ctx: RunContext[Any]) -> RouteRequest | None:
+        """The routing request of this run, or None after reporting why there is none."""
+        return self.decision(ctx).request
 
     def allow_set(self, ctx: RunContext[Any]) -> AllowSet | None:
         """The allow-set for this run step, or None when routing failed (routed tools then stay hidden).
 
         In conversation mode it is the conversation's list (`session_offer`), first-offered first.
         """
-        if self._sessions is not None:
-            step = self.conversation_step(ctx)
-            return None if step is None else step.allow
-        request = self.routing_request(ctx)
-        if request is None:
-            return None
-        key = self._cache_key(ctx, request)
-        if key is not None and (cached := self._memo.get(key)) is not None:
-            return cached
-        try:
-            allow = self.visibility.allow_set(request.query, request.principal)
-        except Exception as exc:
-            return self.report_failure("router_error", provider_failed(exc), exc)
-        if key is not None:
-            self._memo.put(key, allow)
-        return allow
+        return self.decision(ctx).visible
 
     # -- conversation mode ------------------------------------------------------------------------
-
-    def conversation(self, ctx: RunContext[Any]) -> str | None:
-        """The conversation id of this run, or None. Raises what `conversation_from` raises, and
-        `AdapterSetupError` when it returns something that is not a string or None."""
-        return normalize_conversation(self.conversation_from(ctx))
 
     def session_offer(self, ctx: RunContext[Any]) -> SessionOffer | None:
         """What the conversation offers on this model step (`SessionOffer.tool_names`: find-tools
@@ -239,79 +239,32 @@ class PydanticAIRouter:
         return None if step is None else step.offer
 
     def conversation_step(self, ctx: RunContext[Any]) -> ConversationStep | None:
-        """This model step of the run's conversation, or None after reporting why there is none:
-        no request (`missing_request`), no conversation id (`missing_conversation`), a saved state
-        in deps that cannot be used or deps that cannot hold one (`session_error`), a raising
-        provider (`router_error`). Saves the conversation's state into `ctx.deps` when it changed."""
-        sessions = self._sessions
-        if sessions is None:
+        """This model step of the run's conversation, or None (conversation mode off, or routing
+        failed: see `decision`)."""
+        if self.sessions is None:
             return None
-        request = self.routing_request(ctx)
-        if request is None:
+        decision = self.decision(ctx)
+        live, offer, listed = decision.session, decision.offer, decision.listed
+        if live is None or offer is None or listed is None:
             return None
-        try:
-            conversation = self.conversation(ctx)
-        except AdapterSetupError:
-            raise
-        except Exception as exc:
-            if self.conversation_from is default_conversation_from and isinstance(exc, TypeError):
-                message = f"the run's deps carry an unusable conversation id: {exc}"
-            else:
-                message = f"conversation_from raised {type(exc).__name__}: {exc}"
-            return self.report_failure("request_error", message, exc)
-        if conversation is None:
-            return self.report_failure(
-                "missing_conversation",
-                "conversation mode, but the run context carries no conversation id (ctx.deps' conversation)",
-                None,
-            )
-        if catalog_of(self.visibility) is None:
-            return self.report_failure(
-                "session_error", "the allow-set provider no longer exposes a catalog (router.catalog)", None
-            )
-        try:
-            saved = stored_state(ctx.deps)
-            live = sessions.session(conversation, request.principal, saved)
-        except RoutingError as exc:
-            return self.report_failure(
-                "session_error", f"conversation {conversation!r}: {type(exc).__name__}: {exc}", exc
-            )
-        try:
-            offer, after = live.offer(request.query, saved)
-        except Exception as exc:
-            return self.report_failure("router_error", provider_failed(exc), exc)
-        if after.changed and not self._stored(ctx, after.state):
-            return None
-        allow = listed_allow_set(request.query, request.principal, live.session, offer)
-        return ConversationStep(live.session, offer, allow, live=live)
-
-    def _stored(self, ctx: RunContext[Any], state: dict[str, Any]) -> bool:
-        """Write a conversation's changed state into `ctx.deps`; False after reporting deps that
-        cannot hold it (`session_error`)."""
-        try:
-            store_state(ctx.deps, state)
-        except RoutingError as exc:
-            self.report_failure("session_error", f"the run's deps: {exc} (ConversationDeps can hold it)", exc)
-            return False
-        return True
+        return ConversationStep(live.session, offer, listed, live=live)
 
     def find_tools(self, ctx: RunContext[Any], query: str) -> str:
         """The find-tools tool's answer for the run's conversation: searches with the provider
         (its rules, gate and principal), adds what fits to the conversation's list for the next
         model step, saves the state into `ctx.deps`, and returns the text the model reads. Runs
         no tool body. Raises `HiddenToolCallError` when this run is not offered find-tools."""
-        step = self.conversation_step(ctx)
-        if step is None or not step.offer.find_tools:
+        decision = self.decision(ctx)
+        if decision.offer is None or not decision.offer.find_tools:
             raise HiddenToolCallError(FIND_TOOLS.name, "tool search is not offered to this run")
-        failed = FindToolsResult(query, (), (), refused="failed")
-        try:
-            result, after = step.live.find(query, stored_state(ctx.deps))
-        except Exception as exc:
-            self.report_failure("router_error", f"find-tools: {provider_failed(exc)}", exc)
-            return failed.text()
-        if after.changed and not self._stored(ctx, after.state):
-            return failed.text()
+        result, _ = self._decider.find(decision, query, ctx.deps)
         return result.text()
+
+    def report_failure(self, cause: FailureCause, message: str, exc: BaseException | None = None) -> None:
+        """Log a routing failure (and raise `RoutingUnavailableError` if so configured)."""
+        error = RoutingError(message)
+        error.__cause__ = exc
+        self._decider.failed(None, cause, error)
 
     def find_tools_toolset(self) -> FunctionToolset[Any]:
         """The toolset holding this router's find-tools tool (one per router). The routed toolset
@@ -345,24 +298,6 @@ class PydanticAIRouter:
             "offer_find_tools=False to this routed toolset.",
             FIND_TOOLS.name,
         )
-
-    def _cache_key(self, ctx: RunContext[Any], request: RouteRequest) -> _CacheKey | None:
-        catalog = catalog_of(self.visibility)
-        version = catalog.version if catalog is not None else None
-        if ctx.run_id is None or version is None:
-            return None
-        try:
-            hash(request.principal)
-        except TypeError:
-            return None
-        return (ctx.run_id, ctx.run_step, request.query, request.principal, version)
-
-    def report_failure(self, cause: str, message: str, exc: BaseException | None = None) -> None:
-        """Log a routing failure (and raise `RoutingUnavailableError` if so configured)."""
-        logger.warning("routing unavailable, routed tools hidden: [%s] %s", cause, message)
-        if self.raise_on_failure:
-            raise RoutingUnavailableError(cause, message) from exc
-        return None
 
     def select(
         self,

@@ -28,13 +28,13 @@ from typing import Any, Literal
 
 from .._principal import principal_identity
 from ..catalog._capability import make_route
-from ..errors import MissingConversationError, MissingRequestError, RoutingError
+from ..errors import AdapterSetupError, MissingConversationError, MissingRequestError, RoutingError
 from ..visibility._allow_set import AllowSet, AllowSetProvider, permitted
 from ..visibility._find_tools import FindToolsResult
 from ..visibility._request import RouteRequest
 from ..visibility._session import SessionOffer
 from ._calls import RefusalReason
-from ._memo import ContextMemo
+from ._memo import ContextMemo, RunMemo
 from ._sessions import SESSION_FIELD, LiveSession, SessionCache, SessionStep, listed_allow_set, store_state
 from ._sessions import stored_state as read_state
 from ._settings import AdapterSettings
@@ -155,6 +155,7 @@ class Decider:
         self.memo: ContextMemo[Decision] | None = (
             ContextMemo(settings.cache_size) if settings.cache_size else None
         )
+        self.run_memo: RunMemo[Decision] = RunMemo(settings.cache_size)
         self.sessions = (
             SessionCache(
                 provider,
@@ -183,20 +184,33 @@ class Decider:
             raise raised from routing_error
         return decision
 
-    def _remembered(self, token: object, key: Hashable, compute: Callable[[], Decision]) -> Decision:
-        memo = self.memo
-        if memo is None:
-            return compute()
-        cached = memo.get(token, key)
+    def _recall(self, token: object, run: Hashable | None, key: Hashable) -> Decision | None:
+        if run is not None:
+            return self.run_memo.get((run, key))
+        return self.memo.get(token, key) if self.memo is not None else None
+
+    def _keep(self, token: object, run: Hashable | None, key: Hashable, decision: Decision) -> None:
+        if run is not None:
+            self.run_memo.put((run, key), decision)
+        elif self.memo is not None:
+            self.memo.put(token, key, decision)
+
+    def _remembered(
+        self, token: object, run: Hashable | None, key: Hashable, compute: Callable[[], Decision]
+    ) -> Decision:
+        cached = self._recall(token, run, key)
         if cached is None:
             cached = compute()
-            memo.put(token, key, cached)
+            self._keep(token, run, key, cached)
         return cached
 
-    def _failure(self, token: object, request: RouteRequest | None, failure: _Failure) -> Decision:
+    def _failure(
+        self, token: object, run: Hashable | None, request: RouteRequest | None, failure: _Failure
+    ) -> Decision:
         """A failure, logged (or raised) once per run context."""
         return self._remembered(
             token,
+            run,
             ("failed", failure.cause, str(failure.error)),
             lambda: self.failed(request, failure.cause, failure.error),
         )
@@ -210,22 +224,27 @@ class Decider:
         *,
         conversation: Callable[[], str | None] | None = None,
         holder: object = None,
+        run: Hashable | None = None,
         missing_request: str = "the run carries no request, so every routed tool is hidden",
         missing_conversation: str = "conversation mode, and the run names no conversation",
     ) -> Decision:
         """The decision for this run step. `read_request()` finds the request (None: there is
         none); in conversation mode `conversation()` finds the conversation id, and `holder` (the
-        run context or deps) keeps the conversation's state (`SESSION_FIELD`). Never raises
-        unless `on_failure="raise"`."""
+        run context or deps) keeps the conversation's state (`SESSION_FIELD`). Decisions are
+        remembered by the `token` object, or by `run` when given (a run step's id, for a framework
+        that hands each hook of one step its own context object). Never raises unless
+        `on_failure="raise"`, or the adapter is set up wrongly (`AdapterSetupError` from a reader)."""
         try:
             request = read_request()
+        except AdapterSetupError:
+            raise
         except Exception as exc:
             return self._failure(
-                token, None, _Failure("request_error", _wrapped(exc, "the run's request is unusable"))
+                token, run, None, _Failure("request_error", _wrapped(exc, "the run's request is unusable"))
             )
         if request is None or not request.query.strip():
             return self._failure(
-                token, None, _Failure("missing_request", MissingRequestError(missing_request))
+                token, run, None, _Failure("missing_request", MissingRequestError(missing_request))
             )
         key = self.decision_key(request)
         if key is None:
@@ -234,29 +253,29 @@ class Decider:
             )
             return self.failed(request, "request_error", error)
         if self.sessions is None:
-            return self._remembered(token, key, lambda: self.route(request))
+            return self._remembered(token, run, key, lambda: self.route(request))
         try:
             conversation_id = conversation() if conversation is not None else None
+        except AdapterSetupError:
+            raise
         except Exception as exc:
             failure = _Failure("request_error", _wrapped(exc, "the run's conversation id is unusable"))
-            return self._failure(token, request, failure)
+            return self._failure(token, run, request, failure)
         if conversation_id is None:
             failure = _Failure("missing_conversation", MissingConversationError(missing_conversation))
-            return self._failure(token, request, failure)
+            return self._failure(token, run, request, failure)
         live = self._session(request, conversation_id, holder, None, None, None)
         if not isinstance(live, LiveSession):
-            return self._failure(token, request, live)
+            return self._failure(token, run, request, live)
         step = (key, conversation_id, live.session.state)
-        memo = self.memo
-        cached = memo.get(token, step) if memo is not None else None
+        cached = self._recall(token, run, step)
         if cached is not None:
             return cached
         offered = self._offer(request, conversation_id, live, holder, None)
         if isinstance(offered, _Failure):
-            return self._failure(token, request, offered)
+            return self._failure(token, run, request, offered)
         decision = offered[0]
-        if memo is not None:
-            memo.put(token, (key, conversation_id, live.session.state), decision)
+        self._keep(token, run, (key, conversation_id, live.session.state), decision)
         return decision
 
     def decision_key(self, request: RouteRequest) -> Hashable | None:
