@@ -45,7 +45,7 @@ class _EverythingVisible:
 
     def allow_set(self, query: str, principal: Any = None) -> AllowSet:
         routes = tuple(f"fixture:{name}" for name in self.names)
-        return AllowSet(query, principal, "", self.names, routes, False, "routed", ())
+        return AllowSet(query=query, principal=principal, names=self.names, routes=routes, reason="routed")
 
 
 class LeakyDriver(ReferenceDriver):

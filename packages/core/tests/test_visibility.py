@@ -238,38 +238,49 @@ def test_decisions_read_later_are_those_of_when_the_allow_set_was_made() -> None
 
 def test_an_allow_set_is_an_immutable_value() -> None:
     allow = Visibility(SchemaRouter(CATALOG), k=3).allow_set("search the archive", principal="alice")
-    rebuilt = AllowSet(
-        allow.query,
-        allow.principal,
-        allow.catalog_version,
-        allow.names,
-        allow.routes,
-        allow.no_route,
-        allow.reason,
-        allow.decisions,
-    )
+    fields = {
+        "query": allow.query,
+        "principal": allow.principal,
+        "catalog_version": allow.catalog_version,
+        "names": allow.names,
+        "routes": allow.routes,
+        "no_route": allow.no_route,
+        "reason": allow.reason,
+    }
+    rebuilt = AllowSet(**fields, decisions=allow.decisions)
     assert rebuilt == allow
     assert hash(rebuilt) == hash(allow)
     assert repr(rebuilt) == repr(allow)
     assert "decisions=(ToolDecision(" in repr(allow)
     assert pickle.loads(pickle.dumps(allow)) == allow
+    assert pickle.loads(pickle.dumps(allow.replaced(request_cut=5))).request_cut == 5
     assert copy.deepcopy(allow) == allow
-    other = AllowSet(allow.query, allow.principal, allow.catalog_version, (), (), True, "gate_refused_all")
+    other = AllowSet(
+        query=allow.query,
+        principal=allow.principal,
+        catalog_version=allow.catalog_version,
+        reason="gate_refused_all",
+    )
     assert other != allow
-    fields = (allow.query, allow.principal, allow.catalog_version, allow.names, allow.routes, False, "routed")
+    assert other.no_route  # no routes: no route, unless told otherwise
     calls: list[int] = []
 
     def explain() -> tuple[ToolDecision, ...]:
         calls.append(1)
         return allow.decisions
 
-    later = AllowSet(*fields, explain=explain)
+    later = AllowSet(**fields, explain=explain)
     assert calls == []
     assert later == allow
     assert later.decisions is later.decisions
     assert calls == [1]
     with pytest.raises(UserError):
-        AllowSet(*fields, allow.decisions, explain=explain)
+        AllowSet(**fields, decisions=allow.decisions, explain=explain)
+    with pytest.raises(UserError, match="reason"):
+        AllowSet(query=allow.query)
+    with pytest.deprecated_call(match="keyword-only"):  # the 0.1 positional order, until 0.2
+        positional = AllowSet(*fields.values(), allow.decisions)
+    assert positional == allow
     with pytest.raises(dataclasses.FrozenInstanceError):
         allow.names = ()  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -152,7 +152,15 @@ class SearchShowsAll:
     def search(self, query: str, principal: Hashable | None = None, *, k: int) -> AllowSet:
         routes = self.catalog.routes
         names_ = tuple(self.catalog[route].name for route in routes)
-        return AllowSet(query, principal, self.catalog.version, names_, routes, False, "routed")
+        return AllowSet(
+            query=query,
+            principal=principal,
+            catalog_version=self.catalog.version,
+            names=names_,
+            routes=routes,
+            no_route=False,
+            reason="routed",
+        )
 
     def permits(self, route: str, principal: Hashable | None = None) -> bool:
         return route != "notes:share_note"

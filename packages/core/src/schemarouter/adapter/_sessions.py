@@ -107,7 +107,15 @@ def listed_allow_set(
     (this step's, when there is one) gives an empty list its turn's reason."""
     routes, names = (offer.routes, offer.names) if offer is not None else (session.routes, session.names)
     reason = "routed" if routes else (offer.allow_set.reason if offer is not None else "no_terms_matched")
-    return AllowSet(query, principal, session.state.catalog_version, names, routes, not routes, reason)
+    return AllowSet(
+        query=query,
+        principal=principal,
+        catalog_version=session.state.catalog_version,
+        names=names,
+        routes=routes,
+        no_route=not routes,
+        reason=reason,
+    )
 
 
 @dataclass(frozen=True, slots=True)

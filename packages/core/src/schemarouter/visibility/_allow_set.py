@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Callable, Collection, Hashable
 from dataclasses import FrozenInstanceError, dataclass
-from typing import Literal, Protocol, cast, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from ..catalog._catalog import Catalog
 from ..catalog._names import name_skeleton
@@ -74,20 +75,45 @@ class AllowSet:
 
     def __init__(
         self,
-        query: str,
-        principal: Hashable | None,
-        catalog_version: str,
-        names: tuple[str, ...],
-        routes: tuple[str, ...],
-        no_route: bool,
-        reason: RouteReason,
+        *positional: Any,
+        query: str = "",
+        principal: Hashable | None = None,
+        catalog_version: str = "",
+        names: tuple[str, ...] = (),
+        routes: tuple[str, ...] = (),
+        no_route: bool | None = None,
+        reason: RouteReason | None = None,
         decisions: tuple[ToolDecision, ...] = (),
-        *,
         explain: Callable[[], tuple[ToolDecision, ...]] | None = None,
         request_cut: int = 0,
     ) -> None:
-        """`explain`, instead of `decisions`, gives the decisions when they are first read; it
-        is called once and must be pure, reading only state fixed when the allow-set is made."""
+        """Every field by keyword: `AllowSet(query=..., catalog_version=..., names=..., routes=...,
+        reason=...)`; `no_route` defaults to "no routes". `explain`, instead of `decisions`, gives
+        the decisions when they are first read; it is called once and must be pure, reading only
+        state fixed when the allow-set is made. (Positional fields, in the order of 0.1, still
+        work until 0.2, with a DeprecationWarning.)"""
+        if positional:
+            if len(positional) > 8:
+                raise UserError(f"AllowSet takes at most 8 positional fields, got {len(positional)}")
+            warnings.warn(
+                "AllowSet's fields are keyword-only now, e.g. AllowSet(query=..., catalog_version=..., "
+                "names=..., routes=..., reason=...) (positional fields work until 0.2)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            given = dict(zip((*_ALLOW_SET_FIELDS, "decisions"), positional, strict=False))
+            query = given.get("query", query)
+            principal = given.get("principal", principal)
+            catalog_version = given.get("catalog_version", catalog_version)
+            names = given.get("names", names)
+            routes = given.get("routes", routes)
+            no_route = given.get("no_route", no_route)
+            reason = given.get("reason", reason)
+            decisions = given.get("decisions", decisions)
+        if reason is None:
+            raise UserError("an AllowSet needs its reason (e.g. reason='routed')")
+        if no_route is None:
+            no_route = not routes
         if explain is not None and decisions:
             raise UserError("give an AllowSet its decisions or a function to explain them, not both")
         put = object.__setattr__
@@ -107,14 +133,14 @@ class AllowSet:
         routed) or `request_cut`; the same tools and decisions."""
         explain = self._explain
         return AllowSet(
-            self.query if query is None else query,
-            self.principal,
-            self.catalog_version,
-            self.names,
-            self.routes,
-            self.no_route,
-            self.reason,
-            () if explain is not None else self.decisions,
+            query=self.query if query is None else query,
+            principal=self.principal,
+            catalog_version=self.catalog_version,
+            names=self.names,
+            routes=self.routes,
+            no_route=self.no_route,
+            reason=self.reason,
+            decisions=() if explain is not None else self.decisions,
             explain=explain,
             request_cut=self.request_cut if request_cut is None else request_cut,
         )
@@ -156,13 +182,13 @@ class AllowSet:
 
         reason: RouteReason = self.reason if routed or self.no_route else "static_rules_hid_all"
         return AllowSet(
-            self.query,
-            self.principal,
-            self.catalog_version,
-            tuple(names),
-            tuple(routes),
-            not routed,
-            reason,
+            query=self.query,
+            principal=self.principal,
+            catalog_version=self.catalog_version,
+            names=tuple(names),
+            routes=tuple(routes),
+            no_route=not routed,
+            reason=reason,
             explain=explain,
             request_cut=self.request_cut,
         )
@@ -201,8 +227,9 @@ class AllowSet:
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
-    def __reduce__(self) -> tuple[type[AllowSet], tuple[object, ...]]:
-        return (AllowSet, self._key())
+    def __reduce__(self) -> tuple[Callable[..., AllowSet], tuple[dict[str, Any]]]:
+        fields = {name: getattr(self, name) for name in _ALLOW_SET_FIELDS}
+        return (_allow_set, ({**fields, "decisions": self.decisions, "request_cut": self.request_cut},))
 
     def __contains__(self, name_or_route: object) -> bool:
         return name_or_route in self.names or name_or_route in self.routes
@@ -239,6 +266,11 @@ class AllowSet:
     def routed(self) -> tuple[str, ...]:
         """Names visible because retrieval routed them (not static rules)."""
         return tuple(d.name for d in self.decisions if d.visible and d.reason == "routed")
+
+
+def _allow_set(fields: dict[str, Any]) -> AllowSet:
+    """An allow-set from its fields by name (what pickling and copying rebuild it with)."""
+    return AllowSet(**fields)
 
 
 @runtime_checkable

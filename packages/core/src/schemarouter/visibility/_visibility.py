@@ -334,14 +334,14 @@ class Visibility:
         routes_all = routes + [r for _, r in always if r not in routes]
         routed = any(d.reason == "routed" for d in decisions if d.visible and d.route in routes)
         return AllowSet(
-            ranked.query,
-            ranked.principal,
-            ranked.catalog_version,
-            tuple(names),
-            tuple(routes_all),
-            not routes,
-            "routed" if routed else "weak_evidence" if routes else ranked.reason,
-            tuple(decisions),
+            query=ranked.query,
+            principal=ranked.principal,
+            catalog_version=ranked.catalog_version,
+            names=tuple(names),
+            routes=tuple(routes_all),
+            no_route=not routes,
+            reason="routed" if routed else "weak_evidence" if routes else ranked.reason,
+            decisions=tuple(decisions),
             request_cut=ranked.request_cut,
         )
 
@@ -489,13 +489,13 @@ class Visibility:
             return _decisions(hidden_routes, always, k, routed, *report())
 
         return AllowSet(
-            query,
-            principal,
-            rules.catalog.version,
-            tuple(names),
-            tuple(routes),
-            not routed,
-            reason,
+            query=query,
+            principal=principal,
+            catalog_version=rules.catalog.version,
+            names=tuple(names),
+            routes=tuple(routes),
+            no_route=not routed,
+            reason=reason,
             explain=explain,
         )
 
