@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolCall, ToolMessage
 
-from schemarouter.adapter import refusal_text
+from schemarouter.adapter import RefusalReason, refusal_text
 
 __all__ = ["REFUSAL_KEY", "RefusalReason", "refusal_message", "refusal_of"]
 
 REFUSAL_KEY = "schemarouter_refusal"
 """Key in `ToolMessage.artifact` that marks a call refused by SchemaRouter."""
 
-RefusalReason = Literal["hidden", "routing_failed"]
-
 
 def refusal_message(tool_call: ToolCall, reason: RefusalReason, detail: str = "") -> ToolMessage:
-    """An error result for a call the model was not allowed to make; the tool body never runs."""
+    """An error result for a call the model was not allowed to make; the tool body never runs.
+
+    Its text is `schemarouter.adapter.refusal_text`, the same in every adapter; `detail` (why, in
+    more words) is only in the artifact's record (`refusal_of`)."""
     name = tool_call["name"]
     text = refusal_text(name, reason)
     return ToolMessage(

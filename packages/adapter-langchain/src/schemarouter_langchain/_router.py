@@ -13,7 +13,7 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
 from schemarouter import AllowSetProvider
-from schemarouter.adapter import AdapterSettings, find_tools_call
+from schemarouter.adapter import AdapterSettings, SessionCache, find_tools_call
 from schemarouter.errors import RoutingError
 from schemarouter.visibility import FIND_TOOLS, SessionKey, SessionLimits
 
@@ -22,7 +22,7 @@ from ._find_tool import find_tools_tool, is_find_tool
 from ._guard import ExecutionGuard, aguarded, guarded
 from ._refusal import refusal_message
 from ._request import ConversationFrom, RequestFrom, conversation_via, default_conversation_from, messages_of
-from ._sessions import SESSIONS_STATE_KEY, Conversations, SessionsState, saved_session
+from ._sessions import SESSIONS_STATE_KEY, SessionsState, saved_session
 from ._turn import OnFailure, TurnRouter, TurnRouting, logger
 from .errors import MissingConversationError
 
@@ -134,8 +134,11 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         self.sessions = sessions
         self.conversation_from: ConversationFrom = conversation_from or default_conversation_from
         self.thread_as_conversation = thread_as_conversation
+        # the graph state is the only truth: no saved state is a new conversation (or a reset)
         self.conversations = (
-            Conversations(self.router.provider, sessions, key=session_key, cache_size=max(cache_size, 1))
+            SessionCache(
+                self.router.provider, sessions, size=cache_size, key=session_key, resume_unsaved=False
+            )
             if sessions is not None
             else None
         )
@@ -175,12 +178,10 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
         try:
             turn = self.router.request(context, messages)
             conversation = self._conversation(context, thread)
-            session = self.conversations.listed(turn, conversation, saved_session(state, conversation))
+            session = self.conversations.new(conversation, turn.principal, saved_session(state, conversation))
         except Exception as exc:
             return self.router.failed(exc, conversation)
-        return self.router.conversation_routing(
-            turn, conversation, session.routes, session.names, find_tools=session.limits.find_tools
-        )
+        return self.router.conversation_routing(turn, conversation, session)
 
     # -- model calls: narrow what the model is offered --------------------------------------
 
@@ -236,7 +237,8 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
             turn = self.router.request(context, request.messages)
             conversation = self._conversation(context, thread)
             saved = saved_session(request.state, conversation)
-            offer, state = conversations.offer(turn, conversation, saved, thread=thread, step=step)
+            live = conversations.session(conversation, turn.principal, saved, scope=thread, step=step)
+            offer, after = live.offer(turn.query, saved)
             if offer.find_tools and not any(t is self.find_tool for t in request.tools):
                 raise RoutingError(
                     f"the router's {FIND_TOOLS.name} tool is not among the agent's tools: another tool "
@@ -244,10 +246,8 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
                 )
         except Exception as exc:
             return self.router.failed(exc, conversation), None
-        routing = self.router.conversation_routing(
-            turn, conversation, offer.routes, offer.names, find_tools=offer.find_tools, offer=offer
-        )
-        return routing, ({conversation: state} if state is not None else None)
+        routing = self.router.conversation_routing(turn, conversation, live.session, offer)
+        return routing, ({conversation: after.state} if after.changed else None)
 
     def _conversation(self, context: Any, thread: str | None) -> str:
         """The run's conversation id (`thread`: the run's checkpointer thread id, if any);
@@ -316,15 +316,14 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
             turn = self.router.request(context, messages_of(runtime.state))
             conversation = self._conversation(context, thread)
             saved = saved_session(runtime.state, conversation)
-            result, state = conversations.find(
-                turn, conversation, saved, query, thread=thread, step=step, call=call_id
-            )
+            live = conversations.session(conversation, turn.principal, saved, scope=thread, step=step)
+            result, after = live.find(query, saved, call=call_id)
         except Exception as exc:
             failure = f"{type(exc).__name__}: {exc}"
             logger.warning("find-tools failed; no tool was added (%s)", failure)
             return refusal_message(call, "routing_failed", failure)
         message = ToolMessage(result.text(), tool_call_id=call_id, name=FIND_TOOLS.name)
-        return Command(update={"messages": [message], SESSIONS_STATE_KEY: {conversation: state}})
+        return Command(update={"messages": [message], SESSIONS_STATE_KEY: {conversation: after.state}})
 
     # -- tool calls: refuse what is not visible ---------------------------------------------
 

@@ -30,11 +30,7 @@ def _messages(value: LanguageModelInput) -> list[BaseMessage]:
 
 def _enforce(message: AIMessage, offered: Collection[str]) -> AIMessage:
     """Move calls to tools that were not offered into `invalid_tool_calls`, so nobody runs them."""
-
-    def allows(name: str) -> bool:
-        return name in offered
-
-    hidden = [c for c in message.tool_calls if not allows(c["name"])]
+    hidden = [c for c in message.tool_calls if c["name"] not in offered]
     if not hidden:
         return message
     invalid = [
@@ -47,7 +43,7 @@ def _enforce(message: AIMessage, offered: Collection[str]) -> AIMessage:
         )
         for c in hidden
     ]
-    kept = [c for c in message.tool_calls if allows(c["name"])]
+    kept = [c for c in message.tool_calls if c["name"] in offered]
     return message.model_copy(
         update={"tool_calls": kept, "invalid_tool_calls": [*message.invalid_tool_calls, *invalid]}
     )

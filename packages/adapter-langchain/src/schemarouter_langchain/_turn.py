@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,9 +10,16 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from schemarouter import AllowSet, AllowSetProvider, Catalog
-from schemarouter.adapter import AdapterSettings, AdapterSetupError, OnFailure
+from schemarouter.adapter import AdapterSettings, AdapterSetupError, OnFailure, RunMemo, listed_allow_set
 from schemarouter.errors import RoutingError, UserError
-from schemarouter.visibility import SessionOffer, permitted, principal_identity, request_via, require_provider
+from schemarouter.visibility import (
+    RoutingSession,
+    SessionOffer,
+    permitted,
+    principal_identity,
+    request_via,
+    require_provider,
+)
 
 from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of, route_of
 from ._request import RequestFrom, RouteRequest, default_request_from, last_human_text
@@ -91,13 +96,6 @@ class TurnRouting:
         return shift + (self.order.index(name) if name in self.order else len(self.order))
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    context: Any
-    """Held so the context's identity cannot be reused by another object while cached."""
-    allow_set: AllowSet
-
-
 class TurnRouter:
     """Resolves the request for a turn and asks the provider for its allow-set.
 
@@ -144,9 +142,9 @@ class TurnRouter:
         self.context_name = context_name
         self.always_visible = frozenset(always_visible)
         self.on_failure: OnFailure = on_failure
-        self._cache: OrderedDict[tuple[int, str, Hashable, str], _Entry] = OrderedDict()
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
+        # (context, allow-set) by (id(context), query, principal, catalog version): the context is
+        # held so its identity cannot be reused by another object while cached; None: dropped
+        self._memo: RunMemo[tuple[Any, AllowSet] | None] = RunMemo(cache_size)
         self._checks = CatalogChecks(logger)
         self._by_name: tuple[str, Mapping[str, tuple[str, ...]]] = ("", {})
 
@@ -194,20 +192,15 @@ class TurnRouter:
         except (TypeError, RecursionError):
             key = None
         if key is not None:
-            with self._lock:
-                if fresh:
-                    self._cache.pop(key, None)
-                elif (entry := self._cache.get(key)) is not None and entry.context is context:
-                    self._cache.move_to_end(key)
-                    return entry.allow_set
+            if fresh:
+                self._memo.put(key, None)  # a failure below must not leave the old answer behind
+            elif (entry := self._memo.get(key)) is not None and entry[0] is context:
+                return entry[1]
         allow_set = self.provider.allow_set(request.query, request.principal)
         if not isinstance(allow_set, AllowSet):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise RoutingError(f"the allow-set provider returned {type(allow_set).__name__}, not an AllowSet")
         if key is not None:
-            with self._lock:
-                self._cache[key] = _Entry(context, allow_set)
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+            self._memo.put(key, (context, allow_set))
         return allow_set
 
     def _routes_named(self, catalog: Catalog) -> Mapping[str, tuple[str, ...]]:
@@ -290,25 +283,14 @@ class TurnRouter:
         self,
         request: RouteRequest,
         conversation: str,
-        routes: tuple[str, ...],
-        names: tuple[str, ...],
-        *,
-        find_tools: bool,
+        session: RoutingSession,
         offer: SessionOffer | None = None,
     ) -> TurnRouting:
-        """The routing of a conversation's step: its list (`routes`, `names`, in first-offered
-        order) stands for the allow-set, and the find-tools tool is visible when `find_tools`."""
-        catalog = catalog_of(self.provider)
-        reason = "routed" if routes else (offer.allow_set.reason if offer is not None else "no_terms_matched")
-        listed = AllowSet(
-            request.query,
-            request.principal,
-            catalog.version if catalog is not None else "",
-            names,
-            routes,
-            not routes,
-            reason,
-        )
+        """The routing of a conversation's step: its list (this step's `offer`, else the session
+        as saved, for the check of a call) stands for the allow-set, and the find-tools tool is
+        visible when the offer (else the session's limits) has it."""
+        listed = listed_allow_set(request.query, request.principal, session, offer)
+        find_tools = offer.find_tools if offer is not None else session.limits.find_tools
         return self._routing(listed, conversation=conversation, find_tools=find_tools, offer=offer)
 
     def shows(self, tool: BaseTool, routing: TurnRouting) -> bool:
