@@ -63,6 +63,52 @@ def test_an_adapter_runtime_imports_no_test_tooling(package: Path) -> None:
     assert not found, "test tooling lives in the conformance package:\n" + "\n".join(found)
 
 
+OWN_MACHINERY = {
+    "RoutingSession": "conversation sessions come from schemarouter.adapter.SessionCache",
+    "OrderedDict": "decisions and sessions are remembered by the adapter core (ContextMemo, RunMemo, SessionCache)",
+    "Lock": "the adapter core's memos and session cache are thread-safe; an adapter keeps no shared state of its own",
+    "ref": "the adapter core holds run contexts weakly (ContextMemo)",
+}
+"""What an adapter must not build itself: the adapter core has it, once, for every adapter."""
+
+
+def _built(path: Path) -> list[tuple[str, int]]:
+    """(name, line) of every call in `path` to a name in `OWN_MACHINERY` (`x.Lock()` included)."""
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else ""
+            )
+            if name in OWN_MACHINERY:
+                found.append((name, node.lineno))
+    return found
+
+
+@pytest.mark.parametrize("package", ADAPTERS, ids=lambda p: p.name)
+def test_an_adapter_builds_no_session_or_cache_of_its_own(package: Path) -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line} calls {name}(): {OWN_MACHINERY[name]}"
+        for path in sorted(package.rglob("*.py"))
+        for name, line in _built(path)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_check_sees_an_adapters_own_cache(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import threading\nfrom collections import OrderedDict\n"
+        "cache = OrderedDict()\nlock = threading.Lock()\n"
+    )
+    assert _built(module) == [("OrderedDict", 3), ("Lock", 4)]
+
+
 def test_the_check_sees_a_private_import(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from schemarouter.visibility._session import RoutingSession\n")
