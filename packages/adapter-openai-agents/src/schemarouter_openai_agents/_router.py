@@ -158,7 +158,6 @@ class OpenAIAgentsRouter:
         self.function_source = function_source
         self.handoff_source = handoff_source
         self._decider = Decider(visibility, self.settings, _log)
-        self._warned_sources: set[str] = set()
         self._checks = CatalogChecks(_log)
         self.sessions = sessions
         """The conversation limits, or None: routed per request (no conversation mode)."""
@@ -272,12 +271,10 @@ class OpenAIAgentsRouter:
         self._checks.warn_if_unlisted(_catalog_of(self.visibility), kind, name, source)
 
     def _check_source(self, source: str, server_name: str) -> None:
-        if source in self._warned_sources:
-            return
-        catalog = _catalog_of(self.visibility)
-        if catalog is not None and source not in catalog.sources:
-            self._warned_sources.add(source)
-            _log.warning(
+        catalog = self.visibility.catalog
+        if source not in catalog.sources:
+            self._checks.warn_once(
+                ("source", source),
                 "MCP server %r maps to source %r, which is not in the router's catalog %s; its tools stay "
                 "hidden. Name the server like the catalog source, or pass mcp_sources=.",
                 server_name,
