@@ -13,7 +13,7 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
 from schemarouter import AllowSetProvider
-from schemarouter.adapter import AdapterSettings, SessionCache, find_tools_call
+from schemarouter.adapter import AdapterSettings, Decision, find_tools_call
 from schemarouter.errors import RoutingError
 from schemarouter.visibility import FIND_TOOLS, SessionKey, SessionLimits
 
@@ -130,18 +130,14 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
             always_visible=always_visible,
             on_failure=on_failure,
             cache_size=cache_size,
+            sessions=sessions,
+            session_key=session_key,
         )
         self.sessions = sessions
         self.conversation_from: ConversationFrom = conversation_from or default_conversation_from
         self.thread_as_conversation = thread_as_conversation
-        # the graph state is the only truth: no saved state is a new conversation (or a reset)
-        self.conversations = (
-            SessionCache(
-                self.router.provider, sessions, size=cache_size, key=session_key, resume_unsaved=False
-            )
-            if sessions is not None
-            else None
-        )
+        self.conversations = self.router.decider.sessions
+        """Conversation mode's live sessions (the adapter core's `SessionCache`), else None."""
         self.find_tool: BaseTool | None = (
             find_tools_tool(self._answer_find_tools) if sessions is not None and sessions.find_tools else None
         )
@@ -229,23 +225,28 @@ class LangChainRouter(AgentMiddleware[Any, Any, Any]):
     def _conversation_step(
         self, request: ModelRequest[Any], context: Any, runtime: Any
     ) -> tuple[TurnRouting, dict[str, Any] | None]:
-        conversations = self.conversations
-        assert conversations is not None
+        decider = self.router.decider
         conversation: str | None = None
         try:
             thread, step = _execution(runtime)
             turn = self.router.request(context, request.messages)
             conversation = self._conversation(context, thread)
             saved = saved_session(request.state, conversation)
-            live = conversations.session(conversation, turn.principal, saved, scope=thread, step=step)
-            offer, after = live.offer(turn.query, saved)
-            if offer.find_tools and not any(t is self.find_tool for t in request.tools):
-                raise RoutingError(
-                    f"the router's {FIND_TOOLS.name} tool is not among the agent's tools: another tool "
-                    f"named {FIND_TOOLS.name!r} replaced it, or a middleware before the router removed it"
-                )
         except Exception as exc:
             return self.router.failed(exc, conversation), None
+        live = decider.session(turn, conversation, saved=saved, scope=thread, step=step)
+        if isinstance(live, Decision):
+            return self.router.failure(live, conversation), None
+        decision, after = decider.offer(turn, conversation, live, saved=saved)
+        offer = decision.offer
+        if offer is None or after is None:
+            return self.router.failure(decision, conversation), None
+        if offer.find_tools and not any(t is self.find_tool for t in request.tools):
+            missing = RoutingError(
+                f"the router's {FIND_TOOLS.name} tool is not among the agent's tools: another tool "
+                f"named {FIND_TOOLS.name!r} replaced it, or a middleware before the router removed it"
+            )
+            return self.router.failed(missing, conversation), None
         routing = self.router.conversation_routing(turn, conversation, live.session, offer)
         return routing, ({conversation: after.state} if after.changed else None)
 

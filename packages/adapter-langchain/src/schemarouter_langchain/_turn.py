@@ -10,10 +10,21 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from schemarouter import AllowSet, AllowSetProvider, Catalog
-from schemarouter.adapter import AdapterSettings, AdapterSetupError, OnFailure, RunMemo, listed_allow_set
-from schemarouter.errors import RoutingError, UserError
+from schemarouter.adapter import (
+    AdapterSettings,
+    AdapterSetupError,
+    Decider,
+    Decision,
+    FailureCause,
+    OnFailure,
+    RunMemo,
+    listed_allow_set,
+)
+from schemarouter.errors import RoutingError, SessionStateError, UserError
 from schemarouter.visibility import (
     RoutingSession,
+    SessionKey,
+    SessionLimits,
     SessionOffer,
     permitted,
     principal_identity,
@@ -23,7 +34,7 @@ from schemarouter.visibility import (
 
 from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of, route_of
 from ._request import RequestFrom, RouteRequest, default_request_from, last_human_text
-from .errors import MissingRequestError
+from .errors import MissingConversationError, MissingRequestError
 
 __all__ = ["LOGGER_NAME", "OnFailure", "TurnRouting", "TurnRouter"]
 
@@ -96,6 +107,17 @@ class TurnRouting:
         return shift + (self.order.index(name) if name in self.order else len(self.order))
 
 
+def _cause(exc: Exception) -> FailureCause:
+    """The adapter core's name for why a turn could not be routed."""
+    if isinstance(exc, MissingConversationError):
+        return "missing_conversation"
+    if isinstance(exc, MissingRequestError):
+        return "missing_request"
+    if isinstance(exc, SessionStateError | UserError):
+        return "session_error"
+    return "request_error" if isinstance(exc, RoutingError) else "router_error"
+
+
 class TurnRouter:
     """Resolves the request for a turn and asks the provider for its allow-set.
 
@@ -127,6 +149,8 @@ class TurnRouter:
         always_visible: Collection[str] = (),
         on_failure: OnFailure = "hide",
         cache_size: int = 256,
+        sessions: SessionLimits | None = None,
+        session_key: SessionKey | None = None,
     ) -> None:
         try:
             provider = require_provider(provider)
@@ -134,7 +158,12 @@ class TurnRouter:
             raise AdapterSetupError(str(exc)) from None
         if isinstance(always_visible, str):
             raise AdapterSetupError("always_visible must be a collection of tool names, not a single string")
-        AdapterSettings(on_failure=on_failure, cache_size=cache_size)  # checks both, as every adapter does
+        settings = AdapterSettings(
+            sessions=sessions, session_key=session_key, on_failure=on_failure, cache_size=cache_size
+        )
+        # the graph state is the only truth: no saved state is a new conversation (or a reset)
+        self.decider = Decider(provider, settings, logger, resume_unsaved=False)
+        """The adapter core's decider: provider answers, conversation sessions, failures."""
         self.provider = provider
         self.request_from: RequestFrom = request_from or default_request_from
         self.fallback_to_messages = fallback_to_messages
@@ -181,7 +210,7 @@ class TurnRouter:
             )
         return request
 
-    def _cached(self, context: Any, request: RouteRequest, *, fresh: bool) -> AllowSet:
+    def _cached(self, context: Any, request: RouteRequest, *, fresh: bool) -> AllowSet | Decision:
         catalog = catalog_of(self.provider)
         version = catalog.version if catalog is not None else None
         try:
@@ -196,12 +225,11 @@ class TurnRouter:
                 self._memo.put(key, None)  # a failure below must not leave the old answer behind
             elif (entry := self._memo.get(key)) is not None and entry[0] is context:
                 return entry[1]
-        allow_set = self.provider.allow_set(request.query, request.principal)
-        if not isinstance(allow_set, AllowSet):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise RoutingError(f"the allow-set provider returned {type(allow_set).__name__}, not an AllowSet")
-        if key is not None:
+        decision = self.decider.route(request)  # a failure is logged (or raised) there, once
+        allow_set = decision.allow_set
+        if allow_set is not None and key is not None:
             self._memo.put(key, (context, allow_set))
-        return allow_set
+        return decision
 
     def _routes_named(self, catalog: Catalog) -> Mapping[str, tuple[str, ...]]:
         """The catalog's routes by tool name (worked out once per catalog version)."""
@@ -240,21 +268,27 @@ class TurnRouter:
         """
         try:
             request = self.request(context, messages)
-            allow_set = self._cached(context, request, fresh=fresh)
         except Exception as exc:
             return self.failed(exc)
-        return self._routing(allow_set)
+        answer = self._cached(context, request, fresh=fresh)
+        if isinstance(answer, Decision):
+            if answer.allow_set is None:
+                return self.failure(answer)
+            answer = answer.allow_set
+        return self._routing(answer)
+
+    @staticmethod
+    def failure(decision: Decision, conversation: str | None = None) -> TurnRouting:
+        """The routing of a failed decision (already logged, or raised): nothing visible."""
+        error = decision.error
+        failure = f"{type(error).__name__}: {error}" if error is not None else decision.failure
+        return TurnRouting(frozenset(), (), None, failure, conversation=conversation)
 
     def failed(self, exc: Exception, conversation: str | None = None) -> TurnRouting:
         """The routing of a turn whose routing failed: nothing visible. Logged at WARNING, or
-        raised as a `RoutingError` with `on_failure="raise"`."""
-        failure = f"{type(exc).__name__}: {exc}"
-        logger.warning("routing failed; every tool is hidden for this turn (%s)", failure)
-        if self.on_failure == "raise":
-            if isinstance(exc, RoutingError):
-                raise exc
-            raise RoutingError(f"routing failed for this request: {failure}") from exc
-        return TurnRouting(frozenset(), (), None, failure, conversation=conversation)
+        raised as a `RoutingError` with `on_failure="raise"` (the adapter core's `Decider.failed`)."""
+        self.decider.failed(None, _cause(exc), exc)
+        return TurnRouting(frozenset(), (), None, f"{type(exc).__name__}: {exc}", conversation=conversation)
 
     def _routing(
         self,

@@ -175,7 +175,10 @@ class Decider:
         routing_error = _wrapped(error, "routing failed")
         decision = Decision(request, None, str(routing_error), routing_error, cause=cause)
         self.logger.warning(
-            "SchemaRouter hid every routed tool for this run: [%s] %s", cause, decision.failure
+            "SchemaRouter routing failed, every routed tool is hidden for this run: [%s] %s: %s",
+            cause,
+            type(routing_error).__name__,
+            decision.failure,
         )
         if self.settings.on_failure == "raise":
             raised = self.raise_as(decision) if self.raise_as is not None else routing_error
