@@ -18,45 +18,17 @@ from .errors import MirrorError
 if TYPE_CHECKING:
     from agents import Agent, FunctionTool, Handoff
     from agents.mcp import MCPServer
+    from mcp.types import Tool as MCPTool
 
 __all__ = ["mirror_function_tools", "mirror_handoffs", "mirror_mcp_server", "mirror_mcp_tools"]
 
 
-def _annotations(tool: Any) -> dict[str, Any] | None:
-    annotations = getattr(tool, "annotations", None)
-    if annotations is None:
-        return None
-    dump = getattr(annotations, "model_dump", None)
-    if callable(dump):
-        dumped = dump(by_alias=True, exclude_none=True)
-        return dumped if isinstance(dumped, dict) else None
-    return dict(annotations) if isinstance(annotations, dict) else None
-
-
-def _input_schema(tool: Any) -> Any:
-    schema = getattr(tool, "input_schema", None)  # mcp 2.x
-    return schema if schema is not None else getattr(tool, "inputSchema", None)  # mcp 1.x
-
-
-def _output_schema(tool: Any) -> Any:
-    schema = getattr(tool, "output_schema", None)
-    return schema if schema is not None else getattr(tool, "outputSchema", None)
-
-
-def mirror_mcp_tools(source: str, tools: Iterable[Any], *, limits: CatalogLimits | None = None) -> Catalog:
-    """A catalog from MCP `Tool` objects (as `MCPServer.list_tools()` returns them)."""
-    specs = [
-        ToolSpec(
-            name=tool.name,
-            description=tool.description,
-            input_schema=_input_schema(tool),
-            title=getattr(tool, "title", None),
-            output_schema=_output_schema(tool),
-            annotations=_annotations(tool),
-        )
-        for tool in tools
-    ]
-    return Catalog.from_specs(source, specs, limits)
+def mirror_mcp_tools(
+    source: str, tools: Iterable[MCPTool], *, limits: CatalogLimits | None = None
+) -> Catalog:
+    """A catalog from MCP `Tool` objects (as `MCPServer.list_tools()` returns them), converted as
+    every MCP path in SchemaRouter converts them (`ToolSpec.from_mcp_tool`: the same fingerprints)."""
+    return Catalog.from_specs(source, [ToolSpec.from_mcp_tool(tool) for tool in tools], limits)
 
 
 async def mirror_mcp_server(
