@@ -13,7 +13,8 @@ call is what it is offered. For each supported request this module asks the publ
   grown list. Bytes are those of that list (find-tools' own definition aside).
 - `ranked`: the same "all needed tools" share and mean share for the ranking's first k, which
   the caller passes in from its own ranking. `gap` is ranked minus offered: what the gate and
-  the offer rules cost on top of the ranking.
+  the offer rules cost on top of the ranking. `ranked_deep`: the share for the ranking's first
+  `DEEP` (a ranking the caller passes as `deep`), what one find-tools call is measured against.
 
 `OfferTally` collects requests one at a time (each with the `Visibility` of its catalog, so a
 benchmark with many catalogs shares one tally), and `summary()` gives the numbers. The numbers
@@ -40,6 +41,7 @@ from schemarouter.analysis._stemming import Stemmer
 from schemarouter.analysis._text import text_tokens
 
 __all__ = [
+    "DEEP",
     "PROXIES",
     "PROXY_WORDS",
     "OfferTally",
@@ -53,6 +55,8 @@ PROXIES = ("request", "specific", "uncovered")
 """Stand-ins for a model's find-tools query (see `Proxies`)."""
 PROXY_WORDS = 3
 """Words of a `specific` or `uncovered` find-tools query: "a few words", as find-tools asks."""
+DEEP = 10
+"""The ranking depth "reached" is compared with (recall@10)."""
 
 
 class Proxies:
@@ -132,6 +136,8 @@ class OfferTally:
     ranked_all: int = 0
     ranked_share: float = 0.0
     ranked_requests: int = 0
+    deep_all: int = 0
+    deep_requests: int = 0
     offered_all: int = 0
     offered_share: float = 0.0
     offered_bytes: int = 0
@@ -147,10 +153,11 @@ class OfferTally:
         request: str,
         needed: Iterable[str],
         ranked: Sequence[str] | None = None,
+        deep: Sequence[str] | None = None,
     ) -> bool:
         """Route one supported `request` whose `needed` tool names must all be offered; `ranked`
-        is the ranking's best names, best first (its first k count). Returns whether all of the
-        needed tools were offered."""
+        is the ranking's best names, best first (its first k count), `deep` its first `DEEP`.
+        Returns whether all of the needed tools were offered."""
         gold = frozenset(needed)
         catalog = visibility.router.catalog
         self.requests += 1
@@ -159,6 +166,9 @@ class OfferTally:
             self.ranked_requests += 1
             self.ranked_all += all_ranked
             self.ranked_share += share
+        if deep is not None:
+            self.deep_requests += 1
+            self.deep_all += _all_in(gold, deep[:DEEP], DEEP)[0]
         allow = visibility.allow_set(request)
         all_offered, share = _all_in(gold, allow.names, self.k)
         self.offered_all += all_offered
@@ -205,6 +215,8 @@ class OfferTally:
             out["ranked_share"] = ranked_share
             out["gap"] = ranked - out["offered"]
             out["gap_share"] = ranked_share - out["offered_share"]
+        if self.deep_requests:
+            out["ranked_deep"] = self.deep_all / self.deep_requests
         return out
 
 
@@ -223,7 +235,9 @@ def format_offers(summary: dict[str, Any]) -> str:
         else f"offered {summary['offered']:.3f}"
     )
     reached = " / ".join(f"{summary['reached'][p]:.3f}" for p in summary["reached"])
+    deep = summary.get("ranked_deep")
     return (
         f"{head}, share {summary['offered_share']:.3f}, {summary['offered_bytes']:,.0f} bytes "
         f"({summary['offered_tools']:.2f} tools); reached {reached}"
+        + (f" (ranked top {DEEP}: {deep:.3f})" if deep is not None else "")
     )

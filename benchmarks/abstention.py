@@ -95,7 +95,7 @@ from _datasets import (
     metatool_task1,
     run_report_cli,
 )
-from _offers import OfferTally, format_offers, offer_columns, ranked_names
+from _offers import DEEP, OfferTally, format_offers, offer_columns, ranked_names
 from hybrid import false_acceptance_at, versions
 from quality import auroc
 
@@ -532,7 +532,7 @@ def run(split: Split, modes: Sequence[str], limit: int | None, runner_ups: int =
             if case.kind == "supported":
                 tally = offers[case.group]
                 ranked = ranked_names(router, case.query, tally.k)
-                tally.add(visibility, case.query, case.gold, ranked)
+                tally.add(visibility, case.query, case.gold, ranked, ranked_names(router, case.query, DEEP))
         outcomes[mode] = pairs
         report["modes"][mode] = {
             "groups": {group: summarise([p for p in pairs if p[0].group == group]) for group in GROUPS},

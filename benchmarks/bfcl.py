@@ -45,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _datasets import BfclEntry, bfcl
-from _offers import OfferTally, format_offers, offer_columns
+from _offers import DEEP, OfferTally, format_offers, offer_columns
 from hybrid import versions
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
@@ -136,7 +136,7 @@ def routing(
                 tally = offers.get(name)
                 if tally is None:
                     tally = offers[name] = OfferTally()
-                tally.add(visibility, entry.request, gold, top)
+                tally.add(visibility, entry.request, gold, top, ranker.top(entry.request, DEEP))
         tallies[entry.set].append(
             (
                 bool(gold & set(top[:1])),

@@ -103,7 +103,16 @@ from _datasets import (
     run_report_cli,
 )
 from _datasets import metatool_single_tool as metatool_single
-from _offers import PROXIES, PROXY_WORDS, OfferTally, Proxies, format_offers, offer_columns, ranked_names
+from _offers import (
+    DEEP,
+    PROXIES,
+    PROXY_WORDS,
+    OfferTally,
+    Proxies,
+    format_offers,
+    offer_columns,
+    ranked_names,
+)
 from hybrid import versions
 
 from schemarouter import (
@@ -391,7 +400,7 @@ def step_offers(conversations: Sequence[Conversation], vis: Visibility) -> dict[
     for conversation in conversations:
         for step in conversation.steps:
             ranked = ranked_names(vis.router, step.request, tally.k)
-            tally.add(vis, step.request, (step.needed,), ranked)
+            tally.add(vis, step.request, (step.needed,), ranked, ranked_names(vis.router, step.request, DEEP))
     return tally.summary()
 
 

@@ -66,7 +66,7 @@ from _datasets import (
     metatool_task1,
     two_in_one,
 )
-from _offers import OfferTally, format_offers, offer_columns
+from _offers import DEEP, OfferTally, format_offers, offer_columns
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, Visibility
 from schemarouter.catalog import Capability
@@ -140,7 +140,8 @@ def offers(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> dict[st
         return None
     tally = OfferTally()
     for item in queries:
-        tally.add(modes.visibility[mode], item.query, item.gold, modes.rank(mode, item.query).names)
+        ranked, deep = modes.rank(mode, item.query).names, modes.rank(mode, item.query, DEEP).names
+        tally.add(modes.visibility[mode], item.query, item.gold, ranked, deep)
     return tally.summary()
 
 

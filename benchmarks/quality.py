@@ -51,7 +51,7 @@ from _datasets import (
     metatool_task1,
     with_typo,
 )
-from _offers import OfferTally, format_offers, offer_columns
+from _offers import DEEP, OfferTally, format_offers, offer_columns
 
 from schemarouter import DEFAULT_K, Retrieval, SchemaRouter, Visibility
 from schemarouter.retrieval._gate import GateSettings
@@ -129,7 +129,8 @@ def offer_metrics(router: SchemaRouter, queries: Sequence[LabelledQuery]) -> dic
     tally = OfferTally()
     visibility = Visibility(router)
     for item in queries:
-        tally.add(visibility, item.query, item.gold, _ranked(router.index, item.query, DEFAULT_K).names)
+        ranked = _ranked(router.index, item.query, DEFAULT_K).names
+        tally.add(visibility, item.query, item.gold, ranked, _ranked(router.index, item.query, DEEP).names)
     return tally.summary()
 
 
