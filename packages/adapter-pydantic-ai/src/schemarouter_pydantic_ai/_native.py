@@ -25,6 +25,10 @@ from .errors import AdapterSetupError
 
 __all__ = ["NativeRoutedTools"]
 
+_SEARCHABLE = "tool_search"
+"""`ToolDefinition.with_native` of the tools PydanticAI's tool search may reveal, its corpus (the
+kind of its tool-search native tool); a tool a deferred capability gates is not in it."""
+
 
 @dataclass
 class NativeRoutedTools(ToolSearch[Any]):
@@ -110,10 +114,12 @@ class NativeRoutedTools(ToolSearch[Any]):
         if allow is None:
             return request_context
         params = request_context.model_request_parameters
+        # only the search's corpus: a tool a deferred capability gates is reached by loading it
         hidden = [
             tool_def
             for tool_def in params.function_tools
             if tool_def.defer_loading
+            and tool_def.with_native == _SEARCHABLE
             and tool_def.name not in params.revealed_tool_names
             and tool_def.name not in ctx.discovered_tool_names
         ]
