@@ -18,7 +18,16 @@ pytest.importorskip("openai", reason="openai is a dev dependency of the prompt-c
 pytest.importorskip("anthropic", reason="anthropic is a dev dependency of the prompt-cache measurements")
 
 from pydantic_ai import Agent
-from pydantic_ai.capabilities import ToolSearch
+from pydantic_ai.capabilities import ToolSearch, Toolset
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    TextPart,
+    ToolAvailabilityDeltaPart,
+    ToolCallPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.toolsets import FunctionToolset
 
 from schemarouter import SchemaRouter, SessionLimits, Visibility
 from schemarouter_conformance import (
@@ -40,7 +49,7 @@ from schemarouter_pydantic_ai import (
     catalog_from_function_toolset,
 )
 
-from .conftest import local_tools
+from .conftest import convert_currency, get_weather_forecast, local_tools
 from .test_prompt_cache import model
 
 APIS = ["responses", "messages"]
@@ -248,3 +257,34 @@ def test_native_mode_is_the_agents_tool_search(visibility: Visibility) -> None:
     assert isinstance(native, ToolSearch)
     assert isinstance(native, NativeRoutedTools)
     assert native.strategy == native.router.tool_search(source="local")
+
+
+async def test_a_tool_a_deferred_capability_gates_waits_for_that_capability(visibility: Visibility) -> None:
+    """Routed but owned by a deferred capability: not revealed; the model loads the capability."""
+    offered: list[list[str]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.append([tool.name for tool in info.function_tools])
+        if len(offered) == 1:
+            return ModelResponse(parts=[ToolCallPart("load_capability", {"id": "money"}, tool_call_id="l1")])
+        return ModelResponse(parts=[TextPart("done")])
+
+    money = Toolset(FunctionToolset([convert_currency]), id="money", description="money", defer_loading=True)
+    agent = Agent(
+        FunctionModel(respond),
+        tools=[get_weather_forecast],
+        capabilities=[PydanticAIRouter(visibility).native_tools(), money],
+    )
+    result = await agent.run(CONVERT, deps=RoutingRequest(CONVERT))
+    assert "convert_currency" not in offered[0]
+    assert "convert_currency" in offered[1]
+    messages = result.all_messages()
+    load = next(i for i, m in enumerate(messages) for p in m.parts if isinstance(p, ToolCallPart))
+    revealed_at = [
+        i
+        for i, message in enumerate(messages)
+        for part in message.parts
+        if isinstance(part, ToolAvailabilityDeltaPart) and "convert_currency" in part.tools_added
+    ]
+    assert revealed_at, "PydanticAI records the loaded capability's tools"
+    assert min(revealed_at) > load, "revealed only once its capability was loaded"
