@@ -19,6 +19,7 @@ pytest.importorskip("anthropic", reason="anthropic is a dev dependency of the pr
 
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ToolSearch, Toolset
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
@@ -288,3 +289,10 @@ async def test_a_tool_a_deferred_capability_gates_waits_for_that_capability(visi
     ]
     assert revealed_at, "PydanticAI records the loaded capability's tools"
     assert min(revealed_at) > load, "revealed only once its capability was loaded"
+
+
+def test_pydantic_ai_refuses_a_second_tool_search_beside_native_mode(visibility: Visibility) -> None:
+    native = PydanticAIRouter(visibility).native_tools()
+    model = FunctionModel(lambda *_: ModelResponse(parts=[TextPart("done")]))
+    with pytest.raises(UserError, match="'tool_search' is used by capabilities of different types"):
+        Agent(model, capabilities=[native, ToolSearch()])
