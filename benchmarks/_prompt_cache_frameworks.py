@@ -9,7 +9,8 @@ here: a driver only builds the agent and hands over the user messages.
 Modes: `all` (no routing: every tool), `per_request` (the adapter routes each run on its own),
 `session` (the adapter's conversation mode, `sessions=SessionLimits()`), `native` (deferred
 tools found through a client-executed search answered by SchemaRouter), `native_routed` (the
-same, and each turn's allow-set revealed as if searched for; see `_native.py`).
+same, and each turn's allow-set revealed as if searched for; PydanticAI's is the adapter's
+`router.native_tools()`, the other frameworks' are prototypes in `_native.py` and `_native_agents.py`).
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ class Setup:
     """The user's message of each turn (also the routing request)."""
     on_turn: Callable[[int], None]
     """Called with the turn's index before it starts (the stand-in model follows along)."""
+    k: int | None = None
+    """`Visibility(router, k=k)`; None: `Visibility`'s default."""
 
     def visibility(self) -> Visibility:
-        return Visibility(self.router)
+        return Visibility(self.router) if self.k is None else Visibility(self.router, k=self.k)
 
 
 # -- PydanticAI ---------------------------------------------------------------------------------
@@ -72,7 +75,6 @@ def _pydantic_ai_model(setup: Setup) -> Any:
 async def run_pydantic_ai(setup: Setup) -> None:
     from fastmcp.client.transports import StdioTransport
     from pydantic_ai import Agent
-    from pydantic_ai.capabilities import ToolSearch
     from pydantic_ai.mcp import MCPToolset
     from pydantic_ai.toolsets import AbstractToolset
 
@@ -87,13 +89,11 @@ async def run_pydantic_ai(setup: Setup) -> None:
         routing = PydanticAIRouter(setup.visibility(), sessions=SessionLimits())
         toolset = routing.toolset(mcp, source=setup.source)
     elif setup.mode in ("native", "native_routed"):
-        toolset = mcp.defer_loading()
-        search = PydanticAIRouter(setup.visibility()).tool_search(source=setup.source)
-        capabilities.append(ToolSearch(strategy=search))
-        if setup.mode == "native_routed":
-            from _native_pydantic import RevealRouted
-
-            capabilities.append(RevealRouted(setup.visibility()))
+        # the adapter's native mode: the capability defers what the rules permit and, in
+        # native_routed, reveals each turn's allow-set; the toolset goes in unwrapped
+        routing = PydanticAIRouter(setup.visibility())
+        reveal = setup.mode == "native_routed"
+        capabilities.append(routing.native_tools(source=setup.source, reveal_routed=reveal))
     agent = Agent(_pydantic_ai_model(setup), toolsets=[toolset], capabilities=capabilities)
     deps: Any = None
     history: list[Any] = []
@@ -255,5 +255,5 @@ NATIVE: dict[str, dict[str, tuple[Api, ...]]] = {
         "openai_agents": ("responses",),
     },
 }
-"""Where each native mode runs: PydanticAI's own `native`; prototypes for the rest (`_native.py`,
-`_native_agents.py`, `_native_pydantic.py`)."""
+"""Where each native mode runs: PydanticAI's through the adapter's `router.native_tools()`
+(`reveal_routed=False` for `native`); prototypes for the rest (`_native.py`, `_native_agents.py`)."""

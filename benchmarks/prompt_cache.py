@@ -1,6 +1,6 @@
 """Prompt cache: what routed conversations send to the provider, through three frameworks.
 
-    python benchmarks/prompt_cache.py [--catalogs fixture livemcp] [--frameworks ...] [--modes ...] [--json]
+    python benchmarks/prompt_cache.py [--catalogs fixture livemcp] [--frameworks ...] [--modes ...] [--k K] [--json]
 
 Each framework's real OpenAI Responses / Anthropic Messages model class (the OpenAI Agents SDK:
 Responses and Chat Completions) runs with the real `openai` / `anthropic` SDK client against the
@@ -18,11 +18,11 @@ by a local stdio MCP server. Both conversations have five turns whose needed too
 one step whose tool the turn's message does not ask for (reachable only by searching).
 
 Modes: `all` (no routing), `per_request`, `session` (`sessions=SessionLimits()`), `native`
-(deferred tools found by a client-executed search SchemaRouter answers: PydanticAI's
-`ToolSearch(strategy=router.tool_search())`; prototypes for LangChain in `_native.py` and the
+(deferred tools found by a client-executed search SchemaRouter answers: PydanticAI's adapter
+`router.native_tools(reveal_routed=False)`; prototypes for LangChain in `_native.py` and the
 OpenAI Agents SDK in `_native_agents.py`), `native_routed` (the same, and each turn's allow-set
-revealed as if searched for; PydanticAI's in `_native_pydantic.py`). Routing uses
-`Visibility(router)` with its defaults.
+revealed as if searched for; PydanticAI's `router.native_tools()`). Routing uses
+`Visibility(router)` with its defaults, or `Visibility(router, k=K)` with `--k K`.
 
 Per framework x API x mode it reports: model requests; follow-up requests that break the prompt
 cache (their loaded tools, system prompt or `tool_choice` differ from the request before, or
@@ -301,7 +301,13 @@ def catalogs(folder: Path, names: Sequence[str]) -> list[Catalog]:
 
 
 async def run_one(
-    fake: FakeProviderServer, catalog: Catalog, router: SchemaRouter, framework: str, api: str, mode: str
+    fake: FakeProviderServer,
+    catalog: Catalog,
+    router: SchemaRouter,
+    framework: str,
+    api: str,
+    mode: str,
+    k: int | None = None,
 ) -> dict[str, Any]:
     stand_in = StandIn(catalog.turns)
     fake.clear()
@@ -316,6 +322,7 @@ async def run_one(
         anthropic_url=fake.anthropic_base_url,
         requests=[turn.request for turn in catalog.turns],
         on_turn=stand_in.start_turn,
+        k=k,
     )
     error = None
     try:
@@ -340,16 +347,20 @@ def runs(frameworks: Sequence[str], modes: Sequence[str]) -> list[tuple[str, str
 
 
 async def run(
-    catalog_names: Sequence[str], frameworks: Sequence[str], modes: Sequence[str]
+    catalog_names: Sequence[str], frameworks: Sequence[str], modes: Sequence[str], k: int | None = None
 ) -> dict[str, Any]:
-    report: dict[str, Any] = {"versions": {name: version(name) for name in PACKAGES}, "catalogs": {}}
+    report: dict[str, Any] = {
+        "versions": {name: version(name) for name in PACKAGES},
+        "k": k,
+        "catalogs": {},
+    }
     with tempfile.TemporaryDirectory() as folder, FakeProviderServer() as fake:
         for catalog in catalogs(Path(folder), catalog_names):
             router = await SchemaRouter.from_stdio(*catalog.command, name=catalog.source)
             results: dict[str, Any] = {}
             for framework, api, mode in runs(frameworks, modes):
                 results[f"{framework}/{api}/{mode}"] = await run_one(
-                    fake, catalog, router, framework, api, mode
+                    fake, catalog, router, framework, api, mode, k
                 )
             for key, summary in results.items():
                 framework, api, _ = key.split("/")
@@ -367,7 +378,9 @@ async def run(
 
 
 def print_report(report: dict[str, Any]) -> None:
+    k = "its default" if report["k"] is None else report["k"]
     print("Prompt cache: scripted 5-turn conversations, real SDK clients against a local fake provider")
+    print(f"routing: Visibility(router), k={k}")
     print(
         "columns: model requests; follow-up requests that break the cache (reasons); tool-definition "
         "bytes per request as sent and in context, and as a share of the same API's no-routing request; "
@@ -405,9 +418,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--frameworks", nargs="+", choices=tuple(DRIVERS), default=list(DRIVERS))
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    parser.add_argument("--k", type=int, default=None, help="Visibility's k (default: its own default)")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = parser.parse_args(argv)
-    report = asyncio.run(run(args.catalogs, args.frameworks, args.modes))
+    report = asyncio.run(run(args.catalogs, args.frameworks, args.modes, args.k))
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
     else:

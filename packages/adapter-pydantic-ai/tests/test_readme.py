@@ -51,3 +51,9 @@ def test_readme_conversation_example_prints_what_the_readme_says(tmp_path: Path)
     assert expected[3].startswith(
         "DeferredToolRequests(calls=[], approvals=[ToolCallPart(tool_name='delete_customer'"
     )
+
+
+def test_readme_native_example_prints_what_the_readme_says(tmp_path: Path) -> None:
+    native = next(b for b in _blocks("python") if ".native_tools(" in b)
+    printed = next(b for b in _blocks("text") if b.startswith("15 ["))
+    assert _run(native, tmp_path).splitlines() == printed.splitlines()

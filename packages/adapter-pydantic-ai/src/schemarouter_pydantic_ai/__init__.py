@@ -1,4 +1,4 @@
-"""SchemaRouter for PydanticAI: routed toolsets, a capability and a tool-search strategy.
+"""SchemaRouter for PydanticAI: routed toolsets, capabilities and a tool-search strategy.
 
     router = PydanticAIRouter(Visibility(schema_router, k=3))
     agent = Agent(model, toolsets=[router.toolset(mcp_toolset)], deps_type=RoutingRequest)
@@ -11,6 +11,13 @@ find-tools tool first:
     deps = ConversationDeps("the user's request", conversation="c-1")
     await agent.run("...", deps=deps)  # next turn: deps.query = "..."; the same deps again
 
+Native mode keeps the provider's prompt cache: a fixed `tools` array (pinned tools loaded, every
+other permitted tool deferred), SchemaRouter answering the provider's tool search, and each
+turn's routed tools revealed up front:
+
+    agent = Agent(model, toolsets=[mcp_toolset], capabilities=[router.native_tools(source="crm")])
+    await agent.run("...", deps=RoutingRequest("the user's request"), message_history=history)
+
 The framework keeps the agent loop, approvals, hooks and tool execution; routing only
 decides which tools the model sees in a run.
 """
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 from ._capability import RoutedTools
 from ._mirror import catalog_from_function_toolset, catalog_from_mcp_toolset, catalog_from_tool_defs
+from ._native import NativeRoutedTools
 from ._origin import listed_catalog_name
 from ._request import (
     ConversationDeps,
@@ -44,6 +52,7 @@ __all__ = [
     "ConversationFrom",
     "ConversationStep",
     "HiddenToolCallError",
+    "NativeRoutedTools",
     "PydanticAIRouter",
     "RequestFrom",
     "RouteRequest",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import logging
 import warnings
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -56,6 +56,7 @@ from .errors import AdapterSetupError, HiddenToolCallError, RoutingUnavailableEr
 
 if TYPE_CHECKING:
     from ._capability import RoutedTools
+    from ._native import NativeRoutedTools
     from ._search import RoutedToolSearch
     from ._toolset import RoutedToolset
 
@@ -354,6 +355,49 @@ class PydanticAIRouter:
             self._checks.warn_ambiguous(catalog, name, routes)
         return None
 
+    def select_permitted(
+        self,
+        allow: AllowSet,
+        items: Sequence[_T],
+        name_of: Callable[[_T], str | None],
+        source: str | None = None,
+    ) -> list[tuple[_T, str]]:
+        """The items the provider's rules permit for `allow.principal`, relevance aside, each with
+        its catalog route, in their listed order (so the list stays the same from turn to turn
+        while the rules do).
+
+        Items are matched as in `select`: an item the catalog lacks, one whose name several
+        catalog routes share when no `source` says which it is, and one whose name is None are
+        left out (the first two logged once per catalog version). Nothing without a catalog.
+        """
+        catalog = catalog_of(self.visibility)
+        if catalog is None:
+            return []
+        kept: list[tuple[_T, str]] = []
+        for item in items:
+            name = name_of(item)
+            if name is None:
+                continue
+            key = self._route_key(catalog, allow, name, source)
+            if key is None:
+                continue
+            if key not in catalog:
+                self._checks.warn_if_unlisted(catalog, name, source, served_by_mcp=False)
+            elif permitted(self.visibility, key, allow.principal):
+                kept.append((item, key))
+        return kept
+
+    def pinned_routes(self) -> frozenset[str]:
+        """The catalog routes of the provider's always-visible tools (`Visibility(always_visible=...)`,
+        matched by name or route as `Visibility` matches them); empty for a provider without an
+        `always_visible` collection. Whether one may be shown is still the rules' (`permits`)."""
+        catalog = catalog_of(self.visibility)
+        names: object = getattr(self.visibility, "always_visible", None)
+        if catalog is None or not isinstance(names, (set, frozenset, tuple, list)):
+            return frozenset()
+        wanted = {name for name in cast("Collection[object]", names) if isinstance(name, str)}
+        return frozenset(cap.route for cap in catalog if cap.name in wanted or cap.route in wanted)
+
     def catalog_name_of(
         self, catalog_name: CatalogName | None, tool_def: ToolDefinition, listed: str | None = None
     ) -> str | None:
@@ -438,3 +482,19 @@ class PydanticAIRouter:
         from ._search import RoutedToolSearch
 
         return RoutedToolSearch(router=self, source=source, catalog_name=catalog_name)
+
+    def native_tools(
+        self,
+        *,
+        source: str | None = None,
+        catalog_name: CatalogName | None = None,
+        reveal_routed: bool = True,
+    ) -> NativeRoutedTools:
+        """Native mode: the capability that keeps the provider's prompt cache across a conversation
+        (see `NativeRoutedTools`). Give it to `Agent(capabilities=[...])` in place of `ToolSearch`.
+        Raises `AdapterSetupError` on a router in conversation mode (`sessions=`)."""
+        from ._native import NativeRoutedTools
+
+        return NativeRoutedTools(
+            router=self, source=source, catalog_name=catalog_name, reveal_routed=reveal_routed
+        )
