@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from schemarouter import AllowSet, AllowSetProvider, Catalog
+from schemarouter import AllowSet, AllowSetProvider
 from schemarouter.adapter import (
     AdapterSettings,
     AdapterSetupError,
@@ -175,7 +175,6 @@ class TurnRouter:
         # held so its identity cannot be reused by another object while cached; None: dropped
         self._memo: RunMemo[tuple[Any, AllowSet] | None] = RunMemo(cache_size)
         self._checks = CatalogChecks(logger)
-        self._by_name: tuple[str, Mapping[str, tuple[str, ...]]] = ("", {})
 
     def warn_once(self, key: Hashable, message: str, *args: object) -> None:
         """Log `message % args` at WARNING the first time this router sees `key`."""
@@ -231,32 +230,21 @@ class TurnRouter:
             self._memo.put(key, (context, allow_set))
         return decision
 
-    def _routes_named(self, catalog: Catalog) -> Mapping[str, tuple[str, ...]]:
-        """The catalog's routes by tool name (worked out once per catalog version)."""
-        version, by_name = self._by_name
-        if version != catalog.version:
-            grouped: dict[str, list[str]] = {}
-            for cap in catalog:
-                grouped.setdefault(cap.name, []).append(cap.route)
-            by_name = {name: tuple(routes) for name, routes in grouped.items()}
-            self._by_name = (catalog.version, by_name)
-        return by_name
-
     def permit(self, principal: Hashable | None) -> Callable[[str, str | None], bool]:
         """The provider's rules for `principal` (`permits`), asked at each call of the answer, never
         remembered: a rule changed mid-run holds at once. A tool with no known route is asked
         about as every catalog route of its name. A tool outside the catalog is no route the
         rules can name: it is shown only as this router's own `always_visible` choice."""
         provider = self.provider
-        by_name = self._routes_named(provider.catalog)
+        catalog = provider.catalog
 
         def answer(name: str, route: str | None) -> bool:
             if route is not None:
                 return permitted(provider, route, principal)
-            routes = by_name.get(name)
-            if routes is None:
+            named = catalog.by_name(name)
+            if not named:
                 return name in self.always_visible
-            return all(permitted(provider, r, principal) for r in routes)
+            return all(permitted(provider, cap.route, principal) for cap in named)
 
         return answer
 

@@ -8,8 +8,6 @@ are logged once per catalog version and tool.
 from __future__ import annotations
 
 import dataclasses
-import logging
-from collections.abc import Mapping
 
 from pydantic_ai.tools import ToolDefinition
 
@@ -48,20 +46,10 @@ def definition_fingerprint(tool_def: ToolDefinition, capability: Capability) -> 
 class CatalogChecks(ContractChecks):
     """Core's checks, with what this adapter's tools are called and how to fix each warning."""
 
-    def __init__(self, logger: logging.Logger) -> None:
-        super().__init__(logger)
-        self._routes: tuple[str, Mapping[str, tuple[str, ...]]] = ("", {})
-
-    def routes_named(self, catalog: Catalog, name: str) -> tuple[str, ...]:
-        """Every route of `catalog` whose tool is called `name` (precomputed once per catalog version)."""
-        version, by_name = self._routes
-        if version != catalog.version:
-            grouped: dict[str, list[str]] = {}
-            for cap in catalog:
-                grouped.setdefault(cap.name, []).append(cap.route)
-            by_name = {tool: tuple(routes) for tool, routes in grouped.items()}
-            self._routes = (catalog.version, by_name)
-        return by_name.get(name, ())
+    @staticmethod
+    def routes_named(catalog: Catalog, name: str) -> tuple[str, ...]:
+        """Every route of `catalog` whose tool is called `name`, in catalog order."""
+        return tuple(cap.route for cap in catalog.by_name(name))
 
     def warn_if_unlisted(
         self, catalog: Catalog | None, name: str, source: str | None, *, served_by_mcp: bool = False

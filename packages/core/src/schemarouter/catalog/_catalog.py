@@ -345,7 +345,7 @@ class Catalog:
     version, and anything cached per catalog is keyed on it.
     """
 
-    __slots__ = ("_by_name", "_by_route", "_capabilities", "_cut_short", "_skipped", "_version")
+    __slots__ = ("_by_name", "_by_route", "_capabilities", "_cut_short", "_named", "_skipped", "_version")
 
     def __init__(
         self,
@@ -362,6 +362,10 @@ class Catalog:
         self._capabilities = caps
         self._by_route = by_route
         self._by_name: dict[tuple[str, str], Capability] = {(c.source, c.name): c for c in caps}
+        named: dict[str, list[Capability]] = {}
+        for cap in caps:
+            named.setdefault(cap.name, []).append(cap)
+        self._named = {name: tuple(group) for name, group in named.items()}
         self._skipped = tuple(skipped)
         self._cut_short = tuple(cut_short)
         digest_input = "\n".join(sorted(f"{c.route}\t{c.fingerprint}" for c in caps))
@@ -500,8 +504,8 @@ class Catalog:
         return tuple(sorted(given - {cap.name for cap in self} - set(self._by_route)))
 
     def by_name(self, name: str) -> tuple[Capability, ...]:
-        """Every capability with this tool name, across sources."""
-        return tuple(c for c in self._capabilities if c.name == name)
+        """Every capability with this tool name, across sources, in catalog order (a lookup)."""
+        return self._named.get(name, ())
 
     def total_schema_bytes(self) -> int:
         return sum(c.schema_bytes for c in self._capabilities)

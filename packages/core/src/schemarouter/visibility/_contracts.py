@@ -27,7 +27,6 @@ class ContractChecks:
     def __init__(self, logger: logging.Logger) -> None:
         self._log = logger
         self._warned: set[Hashable] = set()
-        self._names: tuple[str, frozenset[str]] = ("", frozenset())
         self._lock = threading.Lock()
 
     @staticmethod
@@ -49,11 +48,7 @@ class ContractChecks:
         """Is there a catalog tool `source:name` (any source when `source` is None)?"""
         if source is not None:
             return catalog.lookup(source, name) is not None
-        version, names = self._names
-        if version != catalog.version:
-            names = frozenset(cap.name for cap in catalog)
-            self._names = (catalog.version, names)
-        return name in names
+        return bool(catalog.by_name(name))
 
     def contract_matches(
         self,
