@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any, Protocol
@@ -40,6 +41,7 @@ from ..catalog._catalog import Catalog
 from ..errors import UserError
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
 from ._gate import runner_up_count, uncertain_count
+from ._offered import Offered, offered_from
 from ._results import Candidate, Retrieval, RouteReason, Signal
 from ._semantic import SemanticIndex, encoder_reads
 
@@ -434,6 +436,17 @@ class HybridRetriever:
             scored.append((-round(rank, 6), routes[i], score, cosine, lex))
         scored.sort(key=_order)
         return scored, lexical.reason, read
+
+    def offer(
+        self,
+        query: str,
+        k: int,
+        policy: RetrievalAbstentionPolicy | None,
+        hidden_routes: Mapping[str, str],
+    ) -> Offered:
+        """What `query` is offered, the tools of `hidden_routes` aside (see `offered_from`)."""
+        depth = min(k + len(hidden_routes), max(len(self.catalog), 1))  # the rules shrink no offer
+        return offered_from(self.retrieve(query, max(depth, k), policy, explain=False), policy, hidden_routes)
 
     def retrieve(
         self,

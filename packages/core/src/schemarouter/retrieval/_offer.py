@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
+from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
 from ._evidence import DEFAULT_GATE, GateSettings, match_evidence, routing_score, signals
@@ -33,6 +34,7 @@ from ._gate import (
     verdicts,
 )
 from ._index import LexicalIndex
+from ._offered import Offered, Scored
 from ._results import Candidate, Retrieval, RouteReason
 
 __all__ = ["FILL_RANK_SHARE", "LexicalGate", "gate", "offer_verdicts", "refused_verdicts", "top_k_verdicts"]
@@ -221,6 +223,10 @@ def gate(
     )
 
 
+def _scored(tools: Sequence[Capability], verdicts: list[Verdict]) -> list[Scored]:
+    return [(tools[v.doc], round(v.score, 6), v.reason) for v in verdicts]
+
+
 class LexicalGate:
     """The lexical index read through the no-route gate: what a router ranks with in lexical
     mode, and the lexical side of hybrid mode (a `LexicalRetriever`)."""
@@ -228,6 +234,40 @@ class LexicalGate:
     def __init__(self, index: LexicalIndex, settings: GateSettings = DEFAULT_GATE) -> None:
         self.index = index
         self.settings = settings
+        self._hidden: tuple[object, Mapping[int, str]] = (None, {})
+
+    def offer(
+        self,
+        query: str,
+        k: int,
+        policy: RetrievalAbstentionPolicy | None,
+        hidden_routes: Mapping[str, str],
+    ) -> Offered:
+        """What `query` is offered, the tools of `hidden_routes` (a static rule's) aside: the walk
+        stops at the k-th tool kept past them, and the refusals are gathered only when read."""
+        hidden = self._hidden_docs(hidden_routes)
+        index = self.index
+        ranking = rank_for_gate(index, query, k, hidden=hidden, count=False)
+        tools = ranking.tools
+        offered, reason = offer_verdicts(index, ranking, k, policy, hidden=hidden)
+
+        def report() -> tuple[list[Scored], list[Scored]]:
+            dropped = refused_verdicts(ranking, offered, policy, hidden=hidden)
+            return _scored(tools, offered), _scored(tools, dropped)
+
+        weak = frozenset(tools[v.doc].route for v in offered if not v.kept)
+        return Offered([tools[v.doc] for v in offered], reason, report, weak)
+
+    def _hidden_docs(self, hidden_routes: Mapping[str, str]) -> Mapping[int, str]:
+        """`hidden_routes` by position in the index (worked out once per rules object)."""
+        rules, hidden = self._hidden
+        if rules is not hidden_routes:
+            index = self.index
+            hidden = {
+                doc: rule for route, rule in hidden_routes.items() if (doc := index.doc_of(route)) is not None
+            }
+            self._hidden = (hidden_routes, hidden)
+        return hidden
 
     @property
     def catalog(self) -> Catalog:

@@ -6,26 +6,21 @@ import logging
 import threading
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 from .._defaults import DEFAULT_K
 from .._router import SchemaRouter
-from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
 from ..catalog._names import name_skeleton
 from ..errors import RoutingError, UserError, require_k
-from ..retrieval._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy, require_policy
-from ..retrieval._gate import Verdict, rank_for_gate
-from ..retrieval._index import LexicalIndex
-from ..retrieval._offer import offer_verdicts, refused_verdicts
+from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
+from ..retrieval._offered import NO_ROUTES, Scored, ScoredTool
 from ..retrieval._results import RouteReason
 from ..telemetry._decisions import decided, routing_span
 from ._allow_set import AllowSet, DecisionReason, ToolDecision
 from ._named import ToolNames
 
 __all__ = ["Visibility"]
-
-_NO_ROUTES: frozenset[str] = frozenset()
 
 StaticRule = Literal["blocked", "not_allowed"]
 
@@ -62,9 +57,6 @@ class _Rules:
     """Static rules resolved against one catalog version (computed once per version)."""
 
     catalog: Catalog
-    index: LexicalIndex | None
-    hidden: dict[int, str]
-    """Tool position in the lexical index -> `blocked` or `not_allowed` (empty without the index)."""
     hidden_routes: dict[str, StaticRule]
     always: tuple[tuple[str, str], ...]
     """(route, name) of the always-visible tools that are not blocked, in catalog order."""
@@ -194,13 +186,6 @@ class Visibility:
                     hidden_routes[cap.route] = "not_allowed"
                 if cap.name in self.always_visible or cap.route in self.always_visible:
                     always.append((cap.route, cap.name))
-            index = self.router.index if self.router.mode == "lexical" else None
-            hidden: dict[int, str] = {}
-            if index is not None:
-                for doc, cap in enumerate(index.capabilities):
-                    rule = hidden_routes.get(cap.route)
-                    if rule is not None:
-                        hidden[doc] = rule
             unmatched = self._unmatched(catalog)
             for group in catalog.lookalikes:
                 logger.warning(
@@ -218,8 +203,6 @@ class Visibility:
                 )
             rules = _Rules(
                 catalog,
-                index,
-                hidden,
                 hidden_routes,
                 tuple(always),
                 frozenset(r for r, _ in always),
@@ -397,60 +380,18 @@ class Visibility:
     def _visible_text(
         self, query: str, principal: Hashable | None, k: int, policy: RetrievalAbstentionPolicy | None
     ) -> AllowSet:
+        """The router's retriever decides what is offered (`offer`: the same shape in both modes,
+        the rules' hidden tools aside); the rules and k make it an allow-set."""
         try:
             rules = self._resolve_rules()
-            index = rules.index
-            if index is not None and index.catalog is rules.catalog:
-                return self._lexical(index, query, principal, rules, k, policy)
-            # Another retriever (hybrid): ask past k so that static rules do not shrink the allow-set.
-            depth = min(k + len(rules.hidden_routes), max(len(rules.catalog), 1))
-            retrieval = self.router.retrieve(query, max(depth, k), policy=policy, explain=False)
+            offered = self.router.retriever.offer(query, k, policy, rules.hidden_routes)
         except UserError:
             raise
         except Exception as exc:
             raise RoutingError(f"routing failed for this request: {type(exc).__name__}: {exc}") from exc
-        offered = retrieval.offered
-        reason = retrieval.reason
-        dropped: list[_Scored] = [(c, c.score, c.reason) for c in retrieval.dropped]
-        hidden_routes = rules.hidden_routes
-        confident = retrieval.candidates
-        if (
-            (policy or DEFAULT_ABSTENTION).fills()
-            and confident
-            and all(c.route in hidden_routes for c in confident)
-        ):
-            # as in lexical mode: a request whose confident tools static rules hide offers nothing else
-            dropped = [(c, c.score, c.reason) for c in offered if c.route not in hidden_routes] + dropped
-            offered = tuple(c for c in offered if c.route in hidden_routes)
-            reason = "static_rules_hid_all"
-        kept: list[_Scored] = [(c, c.score, c.reason) for c in offered]
-        tools = [c for c, _, _ in kept]
-        weak = frozenset(c.route for c in retrieval.uncertain) if retrieval.uncertain else _NO_ROUTES
-        return self._allow_set(query, principal, rules, k, tools, reason, lambda: (kept, dropped), weak)
-
-    def _lexical(
-        self,
-        index: LexicalIndex,
-        query: str,
-        principal: Hashable | None,
-        rules: _Rules,
-        k: int,
-        policy: RetrievalAbstentionPolicy | None,
-    ) -> AllowSet:
-        """The lexical gate read directly: the walk stops at the k-th kept tool, and the refusals
-        are gathered only when the decisions are read."""
-        hidden = rules.hidden
-        ranking = rank_for_gate(index, query, k, hidden=hidden, count=False)
-        tools = ranking.tools
-        offered, reason = offer_verdicts(index, ranking, k, policy, hidden=hidden)
-
-        def report() -> tuple[list[_Scored], list[_Scored]]:
-            dropped = refused_verdicts(ranking, offered, policy, hidden=hidden)
-            return _scored(tools, offered), _scored(tools, dropped)
-
-        weak = frozenset(tools[v.doc].route for v in offered if not v.kept)
-        shown = [tools[v.doc] for v in offered]
-        return self._allow_set(query, principal, rules, k, shown, reason, report, weak)
+        return self._allow_set(
+            query, principal, rules, k, offered.tools, offered.reason, offered.report, offered.weak
+        )
 
     def _allow_set(
         self,
@@ -458,10 +399,10 @@ class Visibility:
         principal: Hashable | None,
         rules: _Rules,
         k: int,
-        kept: Sequence[_Tool],
+        kept: Sequence[ScoredTool],
         reason: RouteReason,
-        report: Callable[[], tuple[list[_Scored], list[_Scored]]],
-        weak: frozenset[str] = _NO_ROUTES,
+        report: Callable[[], tuple[list[Scored], list[Scored]]],
+        weak: frozenset[str] = NO_ROUTES,
     ) -> AllowSet:
         """Visible tools: kept ones not hidden by a static rule, at most k, then always-visible ones.
 
@@ -500,28 +441,13 @@ class Visibility:
         )
 
 
-class _Tool(Protocol):
-    @property
-    def route(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-
-
-_Scored = tuple[_Tool, float, str]
-"""A retrieved tool, its routing score (rounded as reported) and the retrieval's reason."""
-
-
-def _scored(tools: tuple[Capability, ...], verdicts: list[Verdict]) -> list[_Scored]:
-    return [(tools[v.doc], round(v.score, 6), v.reason) for v in verdicts]
-
-
 def _decisions(
     hidden_routes: dict[str, StaticRule],
     always: tuple[tuple[str, str], ...],
     k: int,
     routed: tuple[str, ...],
-    kept: list[_Scored],
-    dropped: list[_Scored],
+    kept: list[Scored],
+    dropped: list[Scored],
 ) -> tuple[ToolDecision, ...]:
     """Why each retrieved tool is visible or not; `routed` are the routes made visible."""
     decisions: list[ToolDecision] = []
