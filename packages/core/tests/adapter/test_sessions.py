@@ -170,3 +170,13 @@ def test_a_holder_that_cannot_keep_state_is_a_routing_error(holder: object) -> N
 def test_a_stored_value_that_is_no_state_is_a_routing_error() -> None:
     with pytest.raises(RoutingError, match="not a saved session state"):
         stored_state({SESSION_FIELD: ["app:get_weather"]})
+
+
+def test_an_edit_in_place_within_a_step_is_not_taken_for_a_sibling() -> None:
+    sessions = cache(resume_unsaved=False)
+    _, first = sessions.session("c-1", "ann", None, step="s1").offer("what's the weather in Lisbon?", None)
+    saved = first.state
+    sessions.session("c-1", "ann", saved, step="s2")  # the step starts from the stored state
+    saved["routes"].append("app:send_email")  # edited where it is kept, during that step
+    with pytest.raises(RoutingError, match="fails its seal"):
+        sessions.session("c-1", "ann", saved, step="s2")

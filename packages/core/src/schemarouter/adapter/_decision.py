@@ -267,18 +267,22 @@ class Decider:
         if conversation_id is None:
             failure = _Failure("missing_conversation", MissingConversationError(missing_conversation))
             return self._failure(token, run, request, failure)
-        live = self._session(request, conversation_id, holder, None, None, None)
+        try:
+            saved = read_state(holder, SESSION_FIELD)  # read once per hook call, used throughout
+        except RoutingError as exc:
+            return self._failure(token, run, request, _Failure("session_error", exc))
+        live = self._session(request, conversation_id, _ELSEWHERE, saved, None, None)
         if not isinstance(live, LiveSession):
             return self._failure(token, run, request, live)
-        step = (key, conversation_id, live.session.state)
-        cached = self._recall(token, run, step)
+        # the state's seal stands for all of it (an HMAC over every field): a cheap, exact key
+        cached = self._recall(token, run, (key, conversation_id, live.session.state.seal))
         if cached is not None:
             return cached
-        offered = self._offer(request, conversation_id, live, holder, None)
+        offered = self._offer(request, conversation_id, live, holder, saved)
         if isinstance(offered, _Failure):
             return self._failure(token, run, request, offered)
         decision = offered[0]
-        self._keep(token, run, (key, conversation_id, live.session.state), decision)
+        self._keep(token, run, (key, conversation_id, live.session.state.seal), decision)
         return decision
 
     def decision_key(self, request: RouteRequest) -> Hashable | None:
@@ -378,6 +382,11 @@ class Decider:
         """This step's offer from the conversation's live session, and the state to store after it
         (written into `holder` when given and changed). A failed decision when the provider raises
         (`router_error`) or the state cannot be stored (`session_error`)."""
+        try:
+            if holder is not _ELSEWHERE:
+                saved = read_state(holder, SESSION_FIELD)
+        except RoutingError as exc:
+            return self.failed(request, "session_error", exc), None
         offered = self._offer(request, conversation, live, holder, saved)
         if isinstance(offered, _Failure):
             return self.failed(request, offered.cause, offered.error), None
@@ -391,9 +400,8 @@ class Decider:
         holder: object,
         saved: Mapping[str, Any] | None,
     ) -> tuple[Decision, SessionStep] | _Failure:
+        """The offer with the stored state already read (`saved`); stored into `holder` when given."""
         try:
-            if holder is not _ELSEWHERE:
-                saved = read_state(holder, SESSION_FIELD)
             offer, after = live.offer(request.query, saved)
         except Exception as exc:
             return _Failure("router_error", _wrapped(exc, "routing failed"))

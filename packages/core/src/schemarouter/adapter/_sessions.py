@@ -118,6 +118,17 @@ def listed_allow_set(
     )
 
 
+def _copy(saved: Saved | None) -> Saved | None:
+    """A private copy of a stored state (plain data: strings, numbers and lists of strings), so
+    that an edit made in place to the stored one is not made to the copy as well."""
+    if saved is None:
+        return None
+    return {
+        key: list(cast("list[Any]", value)) if isinstance(value, list) else value
+        for key, value in saved.items()
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class SessionStep:
     """What a session answered, with the state to store after it."""
@@ -138,14 +149,25 @@ class LiveSession:
 
     session: RoutingSession
     base: Saved | None
-    """The stored state it was built from, or last found equal to."""
+    """A private copy of the stored state it was built from, or last found equal to."""
     step: Hashable | None = None
     """The step that last used it (sibling tasks of one step share it)."""
     answered: dict[str, tuple[FindToolsResult, SessionStep]] = field(default_factory=lambda: {})
     lock: threading.Lock = field(default_factory=threading.Lock)
+    _form: tuple[SessionState | None, dict[str, Any]] = field(default=(None, {}), repr=False)
+
+    def stored_form(self) -> dict[str, Any]:
+        """The session's state as plain data, worked out once per state (not on every hook call),
+        and never handed out: a stored copy edited in place no longer compares equal to it."""
+        state = self.session.state
+        seen, form = self._form
+        if seen is not state:
+            form = state.to_dict()
+            self._form = (state, form)
+        return form
 
     def _after(self, saved: Saved | None) -> SessionStep:
-        state = self.session.state.to_dict()
+        state = self.session.state.to_dict()  # the caller's own copy, to store
         return SessionStep(state, state != saved)
 
     def offer(self, query: str, saved: Saved | None) -> tuple[SessionOffer, SessionStep]:
@@ -235,7 +257,7 @@ class SessionCache:
             if live is not None and not self._current(live, saved, step):
                 live = None
         if live is None:
-            live = LiveSession(self.new(conversation, principal, saved), saved, step)
+            live = LiveSession(self.new(conversation, principal, saved), _copy(saved), step)
         with self._lock:
             if key is not None:
                 self._live[key] = live
@@ -247,12 +269,12 @@ class SessionCache:
     def _current(self, live: LiveSession, saved: Saved | None, step: Hashable | None) -> bool:
         """Is `live` what the stored state says (updating what it is known to be)?"""
         same_step = step is not None and live.step == step
-        # by content, so an edit made in place counts
-        matches = self.resume_unsaved if saved is None else saved == live.session.state.to_dict()
+        # by content, against a form of the state no caller holds: an edit made in place counts
+        matches = self.resume_unsaved if saved is None else saved == live.stored_form()
         if not matches:
             return same_step and live.base == saved  # a sibling task of the step that grew it
         if not same_step:
-            live.base, live.step, live.answered = saved, step, {}
+            live.base, live.step, live.answered = _copy(saved), step, {}
         return True
 
     def __len__(self) -> int:
