@@ -340,3 +340,20 @@ def test_a_calibration_report_in_place_of_its_policy_is_refused_up_front() -> No
         SchemaRouter(CATALOG).retrieve("read the archive", policy=report)  # type: ignore[arg-type]
     with pytest.raises(UserError, match="router must be a SchemaRouter"):
         Visibility(CATALOG)  # type: ignore[arg-type]
+
+
+def test_tenants_over_one_router_each_keep_their_own_rules() -> None:
+    """Several `Visibility` objects share one router (and its lexical gate), each with its own
+    rules: requests interleaved between them never see another tenant's rules."""
+    router = SchemaRouter(CATALOG)
+    tenants = {
+        "no_read": Visibility(router, k=3, blocked={"read"}),
+        "no_read_all": Visibility(router, k=3, blocked={"read_all"}),
+        "open": Visibility(router, k=3),
+    }
+    for _ in range(3):
+        for name, visibility in tenants.items():
+            names = visibility.allow_set("read the stored document").names
+            assert ("read" in names) is (name != "no_read"), name
+            assert "read_all" not in names or name != "no_read_all", name
+    assert "read" in tenants["open"].allow_set("read the stored document").names

@@ -223,6 +223,11 @@ def gate(
     )
 
 
+_NO_HIDDEN: Mapping[int, str] = {}
+_RULE_SETS = 64
+"""Rule sets whose hidden positions a gate remembers at most."""
+
+
 def _scored(tools: Sequence[Capability], verdicts: list[Verdict]) -> list[Scored]:
     return [(tools[v.doc], round(v.score, 6), v.reason) for v in verdicts]
 
@@ -234,7 +239,7 @@ class LexicalGate:
     def __init__(self, index: LexicalIndex, settings: GateSettings = DEFAULT_GATE) -> None:
         self.index = index
         self.settings = settings
-        self._hidden: tuple[object, Mapping[int, str]] = (None, {})
+        self._hidden: dict[int, tuple[Mapping[str, str], Mapping[int, str]]] = {}
 
     def offer(
         self,
@@ -259,14 +264,21 @@ class LexicalGate:
         return Offered([tools[v.doc] for v in offered], reason, report, weak)
 
     def _hidden_docs(self, hidden_routes: Mapping[str, str]) -> Mapping[int, str]:
-        """`hidden_routes` by position in the index (worked out once per rules object)."""
-        rules, hidden = self._hidden
-        if rules is not hidden_routes:
-            index = self.index
-            hidden = {
-                doc: rule for route, rule in hidden_routes.items() if (doc := index.doc_of(route)) is not None
-            }
-            self._hidden = (hidden_routes, hidden)
+        """`hidden_routes` by position in the index, worked out once per rules object: several
+        `Visibility` objects (one per tenant, say) may share this router, each with its own rules.
+        The rules object is held with its entry, so its `id` cannot be reused meanwhile."""
+        if not hidden_routes:
+            return _NO_HIDDEN
+        entry = self._hidden.get(id(hidden_routes))
+        if entry is not None and entry[0] is hidden_routes:
+            return entry[1]
+        index = self.index
+        hidden = {
+            doc: rule for route, rule in hidden_routes.items() if (doc := index.doc_of(route)) is not None
+        }
+        if len(self._hidden) >= _RULE_SETS:
+            self._hidden.clear()  # rules made and dropped over and over: start over, bounded
+        self._hidden[id(hidden_routes)] = (hidden_routes, hidden)
         return hidden
 
     @property
