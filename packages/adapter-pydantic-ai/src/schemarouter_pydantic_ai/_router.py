@@ -207,7 +207,7 @@ class PydanticAIRouter:
         written to `ctx.deps`."""
         return self._decider.decide(
             ctx,
-            lambda: self._read(lambda: self.request(ctx), self.request_from, "routing request"),
+            self._request_reader(ctx),
             conversation=lambda: self._read(
                 lambda: self.conversation(ctx), self.conversation_from, "conversation id"
             ),
@@ -220,8 +220,13 @@ class PydanticAIRouter:
         )
 
     def routing_request(self, ctx: RunContext[Any]) -> RouteRequest | None:
-        """The routing request of this run, or None after reporting why there is none."""
-        return self.decision(ctx).request
+        """The routing request of this run, or None after reporting why there is none. Nothing is
+        routed (and no conversation state touched): for a hook that needs only the request."""
+        request = self._decider.request(self._request_reader(ctx), _MISSING_REQUEST)
+        return None if isinstance(request, Decision) else request
+
+    def _request_reader(self, ctx: RunContext[Any]) -> Callable[[], RouteRequest | None]:
+        return lambda: self._read(lambda: self.request(ctx), self.request_from, "routing request")
 
     def allow_set(self, ctx: RunContext[Any]) -> AllowSet | None:
         """The allow-set for this run step, or None when routing failed (routed tools then stay hidden).

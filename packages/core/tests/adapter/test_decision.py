@@ -181,3 +181,15 @@ def test_find_tools_after_a_failure_or_when_turned_off(visibility: Visibility) -
     off = Decider(visibility, AdapterSettings(sessions=SessionLimits(find_tools=False)), LOG)
     step = decide(off, Run({"query": WEATHER, "conversation": "c-1"}))
     assert off.find(step, "send an email", {})[0].refused == "turned_off"
+
+
+def test_the_request_alone_routes_nothing(visibility: Visibility) -> None:
+    provider = Counting(visibility)
+    decider = Decider(provider, AdapterSettings(), LOG)
+    request = decider.request(lambda: RouteRequest(WEATHER, principal="ann"), "no request")
+    assert request == RouteRequest(WEATHER, principal="ann")
+    assert provider.asked == 0
+    missing = decider.request(lambda: None, "pass the request in deps")
+    assert isinstance(missing, Decision)
+    assert missing.cause == "missing_request"
+    assert "pass the request in deps" in (missing.failure or "")

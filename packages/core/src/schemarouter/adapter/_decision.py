@@ -237,18 +237,9 @@ class Decider:
         remembered by the `token` object, or by `run` when given (a run step's id, for a framework
         that hands each hook of one step its own context object). Never raises unless
         `on_failure="raise"`, or the adapter is set up wrongly (`AdapterSetupError` from a reader)."""
-        try:
-            request = read_request()
-        except AdapterSetupError:
-            raise
-        except Exception as exc:
-            return self._failure(
-                token, run, None, _Failure("request_error", _wrapped(exc, "the run's request is unusable"))
-            )
-        if request is None or not request.query.strip():
-            return self._failure(
-                token, run, None, _Failure("missing_request", MissingRequestError(missing_request))
-            )
+        request = self._request(read_request, missing_request)
+        if isinstance(request, _Failure):
+            return self._failure(token, run, None, request)
         key = self.decision_key(request)
         if key is None:
             error = RoutingError(
@@ -284,6 +275,27 @@ class Decider:
         decision = offered[0]
         self._keep(token, run, (key, conversation_id, live.session.state.seal), decision)
         return decision
+
+    def request(
+        self, read_request: Callable[[], RouteRequest | None], missing: str
+    ) -> RouteRequest | Decision:
+        """Only the step's request (nothing routed), or a failed decision saying why there is none
+        (`request_error`, or `missing_request` with `missing` as the advice): for a hook that needs
+        the request and principal but not the allow-set, such as a search."""
+        request = self._request(read_request, missing)
+        return self.failed(None, request.cause, request.error) if isinstance(request, _Failure) else request
+
+    @staticmethod
+    def _request(read_request: Callable[[], RouteRequest | None], missing: str) -> RouteRequest | _Failure:
+        try:
+            request = read_request()
+        except AdapterSetupError:
+            raise
+        except Exception as exc:
+            return _Failure("request_error", _wrapped(exc, "the run's request is unusable"))
+        if request is None or not request.query.strip():
+            return _Failure("missing_request", MissingRequestError(missing))
+        return request
 
     def decision_key(self, request: RouteRequest) -> Hashable | None:
         """What a memoised decision for `request` is keyed with (the query, the principal's
