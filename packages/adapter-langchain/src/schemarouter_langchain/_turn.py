@@ -170,7 +170,6 @@ class TurnRouter:
         self.warn_on_fallback = warn_on_fallback
         self.context_name = context_name
         self.always_visible = frozenset(always_visible)
-        self.on_failure: OnFailure = on_failure
         # (context, allow-set) by (id(context), query, principal, catalog version): the context is
         # held so its identity cannot be reused by another object while cached; None: dropped
         self._memo: RunMemo[tuple[Any, AllowSet] | None] = RunMemo(cache_size)
