@@ -115,7 +115,7 @@ _OPEN = RetrievalAbstentionPolicy(min_score=0.0)
 def ranked_names(router: SchemaRouter, request: str, depth: int = DEFAULT_K) -> list[str]:
     """The names of the `depth` best ranked tools for `request` (by `Candidate.rank_score`, ties
     by route), whether or not the gate keeps them: what recall@k reads."""
-    retrieval = router.retrieve(request, depth, policy=_OPEN, explain=False)
+    retrieval = router.retrieve(request, depth, abstention=_OPEN, explain=False)
     ranked = sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
     return [c.name for c in ranked[:depth]]
 

@@ -348,7 +348,7 @@ def _cause(retrieval: Retrieval, reasons: Mapping[str, str]) -> str:
 
 
 def judge(router: SchemaRouter, visibility: Visibility, case: Case) -> Outcome:
-    retrieval = router.retrieve(case.query, DEFAULT_K, policy=visibility.abstention, explain=False)
+    retrieval = router.retrieve(case.query, DEFAULT_K, abstention=visibility.abstention, explain=False)
     allowed = visibility.allow_set(case.query)
     scored: list[Candidate] = [*retrieval.candidates, *retrieval.uncertain, *retrieval.dropped]
     confidence = max((c.score for c in scored), default=0.0)

@@ -81,7 +81,7 @@ class Ranker:
             sims = self.semantic.similarities(query)
             order = sorted(range(len(self._names)), key=lambda i: (-float(sims[i]), self._names[i]))
             return [self._names[i] for i in order[:depth]]
-        retrieval = self.router.retrieve(query, depth, policy=OPEN, explain=False)
+        retrieval = self.router.retrieve(query, depth, abstention=OPEN, explain=False)
         ranked = sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
         return [c.name for c in ranked[:depth]]
 
@@ -97,7 +97,7 @@ class Ranker:
         if self.semantic is not None:
             sims = self.semantic.similarities(query)
             return float(sims.max()) if sims.size else float("-inf")
-        retrieval = self.router.retrieve(query, 5, policy=OPEN, explain=False)
+        retrieval = self.router.retrieve(query, 5, abstention=OPEN, explain=False)
         return max((c.score for c in retrieval.candidates), default=float("-inf"))
 
 

@@ -105,7 +105,7 @@ class Modes:
                 tuple(self._names[i] for i in order[:depth]), float(sims[order[0]]) if order else None
             )
         router = self.hybrid if mode == "hybrid" else self.lexical
-        retrieval = router.retrieve(query, depth, policy=OPEN)
+        retrieval = router.retrieve(query, depth, abstention=OPEN)
         ranked = sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
         best = max((c.score for c in retrieval.candidates), default=None)
         return Ranked(tuple(c.name for c in ranked[:depth]), best)

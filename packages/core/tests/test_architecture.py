@@ -20,6 +20,7 @@ FLOORS: dict[str, float] = {
     "errors": 0,
     "_defaults": 0,
     "_principal": 0,
+    "_renamed": 0,
     "telemetry": 0.5,
     "catalog": 1,
     "analysis": 2,

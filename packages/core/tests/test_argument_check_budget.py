@@ -44,7 +44,7 @@ def router_over(schema: dict[str, Any], **policy: Any) -> SchemaRouter:
     return SchemaRouter(
         catalog,
         sources=[CallableSource("py", {"lookup": lookup})],
-        policy=ExecutionPolicy(classification={"lookup": "read_only"}, **policy),
+        execution=ExecutionPolicy(classification={"lookup": "read_only"}, **policy),
     )
 
 

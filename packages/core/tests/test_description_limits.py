@@ -184,7 +184,7 @@ async def test_a_catalog_with_a_raised_limit_still_runs_its_long_described_tool(
     router = await SchemaRouter.from_sources(
         source,
         limits=CatalogLimits(max_description_bytes=64 * 1024),
-        policy=ExecutionPolicy(classification={"lookup": "read_only"}),
+        execution=ExecutionPolicy(classification={"lookup": "read_only"}),
     )
     assert router.catalog.routes == ("s:lookup",)
     result = await router.ainvoke(PlanRequest("look up a record", {}, preferred_route="s:lookup"))

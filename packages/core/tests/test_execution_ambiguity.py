@@ -38,7 +38,7 @@ async def two_crms(tmp_path: Path, **policy: Any) -> SchemaRouter:
     for name in ("crm", "backup"):
         command, args = stdio_command(tmp_path / f"{name}.jsonl")
         sources.append(McpSource.stdio(command, args, name=name, timeout=20))
-    return await SchemaRouter.from_sources(*sources, policy=ExecutionPolicy(**policy))
+    return await SchemaRouter.from_sources(*sources, execution=ExecutionPolicy(**policy))
 
 
 def calls(tmp_path: Path, name: str) -> list[str]:
@@ -77,7 +77,7 @@ async def test_a_tie_between_two_servers_is_refused_then_settled_by_the_route_or
     named = SchemaRouter(
         router.catalog,
         sources=router.sources.values(),
-        policy=ExecutionPolicy(classification={"crm:get_customer": "read_only"}),
+        execution=ExecutionPolicy(classification={"crm:get_customer": "read_only"}),
     )
     assert (await ainvoke_selective(named, GET, k=5)).route == "crm:get_customer"
     assert calls(tmp_path, "crm") == ["get_customer"] * 3
@@ -109,7 +109,7 @@ def sources() -> list[CallableSource]:
 
 
 async def callables_router(**policy: Any) -> SchemaRouter:
-    return await SchemaRouter.from_sources(*sources(), policy=ExecutionPolicy(**policy))
+    return await SchemaRouter.from_sources(*sources(), execution=ExecutionPolicy(**policy))
 
 
 DELETE = PlanRequest("delete_customer c-1", {"customer_id": "c-1"})
@@ -141,7 +141,7 @@ async def test_a_tool_that_wins_on_its_score_is_no_tie() -> None:
     router = await SchemaRouter.from_sources(
         CallableSource("crm", {"delete_customer": delete_customer}),
         CallableSource("archive", {"archive_customer": archive_customer}),
-        policy=ExecutionPolicy(classification={"*": "read_only"}),
+        execution=ExecutionPolicy(classification={"*": "read_only"}),
     )
     assert (await router.ainvoke(DELETE)).route == "crm:delete_customer"
 
@@ -180,7 +180,7 @@ async def test_the_bare_pattern_runs_the_shadow_tool_and_a_route_pattern_does_no
         classification={"crm:delete_*": "destructive", "shadow:delete_*": "destructive"},
         allow_destructive=["crm:delete_customer"],
     )
-    assert qualified.policy.shared_bare_patterns(qualified.catalog) == {}
+    assert qualified.execution.shared_bare_patterns(qualified.catalog) == {}
     with pytest.raises(PolicyViolationError) as info:
         await qualified.ainvoke(shadow)
     assert info.value.reason == RefusalReason.POLICY_DENIED

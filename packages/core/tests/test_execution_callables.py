@@ -83,7 +83,7 @@ def tools() -> Tools:
 
 
 def make_router(tools: Tools, **policy: Any) -> SchemaRouter:
-    return SchemaRouter.from_callables(tools.functions(), name="py", policy=ExecutionPolicy(**policy))
+    return SchemaRouter.from_callables(tools.functions(), name="py", execution=ExecutionPolicy(**policy))
 
 
 async def test_ainvoke_runs_sync_and_async_functions(tools: Tools) -> None:
@@ -250,7 +250,7 @@ async def test_ainvoke_selective_runs_a_routed_request_for_its_principal(tools: 
         router,
         PlanRequest("weather forecast for Paris", {"city": "Paris"}),
         k=2,
-        policy=RetrievalAbstentionPolicy(min_score=0.0),
+        abstention=RetrievalAbstentionPolicy(min_score=0.0),
         config=config,
     )
     assert result.structured == "Paris: sunny for 3 days"
@@ -267,13 +267,13 @@ PREFER_DELETE = PlanRequest(
 async def test_a_preferred_route_passes_the_no_route_gate_and_the_threshold(tools: Tools) -> None:
     """By design: the application chose the route, so the request text need not point to it."""
     router = make_router(tools)
-    retrieval = router.retrieve_executable(PREFER_DELETE, 3, policy=STRICT)
+    retrieval = router.retrieve_executable(PREFER_DELETE, 3, abstention=STRICT)
     assert [(c.route, c.reason) for c in retrieval.candidates] == [("py:delete_customer", "preferred_route")]
-    result = await ainvoke_selective(router, PREFER_DELETE, k=3, policy=STRICT)
+    result = await ainvoke_selective(router, PREFER_DELETE, k=3, abstention=STRICT)
     assert (result.route, result.structured) == ("py:delete_customer", "deleted c-1")
     unpreferred = PlanRequest(PREFER_DELETE.query, dict(PREFER_DELETE.arguments or {}))
     with pytest.raises(PolicyViolationError) as info:
-        await ainvoke_selective(router, unpreferred, k=3, policy=STRICT)
+        await ainvoke_selective(router, unpreferred, k=3, abstention=STRICT)
     assert info.value.reason == RefusalReason.NO_ROUTE
     assert tools.calls == [("delete_customer", {"customer_id": "c-1"})]
 
@@ -311,7 +311,7 @@ async def test_a_preferred_route_still_obeys_the_policy_and_the_schema(
     if path == "ainvoke":
         run = router.ainvoke(request)
     else:
-        run = ainvoke_selective(router, request, k=3, policy=STRICT)
+        run = ainvoke_selective(router, request, k=3, abstention=STRICT)
     with pytest.raises(PolicyViolationError) as info:
         await run
     assert (info.value.reason, info.value.route) == (reason, "py:delete_customer")
@@ -321,13 +321,13 @@ async def test_a_preferred_route_still_obeys_the_policy_and_the_schema(
 # -- the shortlist's k and threshold ------------------------------------------------------------
 
 
-async def test_the_boundary_enforces_its_own_k_and_policy_when_given(tools: Tools) -> None:
-    """Without `k=` / `policy=` the shortlist is as wide as the retrieval's own k and policy, so a
+async def test_the_boundary_enforces_its_own_k_and_abstention_when_given(tools: Tools) -> None:
+    """Without `k=` / `abstention=` the shortlist is as wide as the retrieval's own k and policy, so a
     retrieval rebuilt wider lets a route off the shortlist shown run; with them it cannot."""
     router = make_router(tools)
     strict = RetrievalAbstentionPolicy(min_score=0.4)
     request = PlanRequest("currency conversion", CONVERT)
-    shown = router.retrieve_executable(request, 1, policy=strict)
+    shown = router.retrieve_executable(request, 1, abstention=strict)
     assert shown.routes == ("py:convert_currency",)
     # Refusals leave a plan unused: this one is refused six times, then runs twice.
     plan = router.plan_executable(request, route="py:lookup_rates_backup", uses=2)
@@ -339,7 +339,7 @@ async def test_the_boundary_enforces_its_own_k_and_policy_when_given(tools: Tool
         router.retrieve_executable(request, 5),
     ]
     for wider in rebuilt:
-        for bound, reason in [({"k": 1}, "off_shortlist"), ({"policy": strict}, "no_route")]:
+        for bound, reason in [({"k": 1}, "off_shortlist"), ({"abstention": strict}, "no_route")]:
             with pytest.raises(PolicyViolationError) as info:
                 await execute_selective_plan(router, wider, plan, **bound)
             assert (info.value.reason, info.value.route) == (reason, "py:lookup_rates_backup")

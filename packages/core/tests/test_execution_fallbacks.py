@@ -71,10 +71,10 @@ async def helpdesk(
     argv = [sys.executable, SERVER, "--tools", str(tools), "--call-log", str(call_log)]
     rules = ExecutionPolicy(**POLICY, **policy)
     if transport == "stdio":
-        yield await SchemaRouter.from_stdio(argv[0], argv[1:], name="helpdesk", timeout=20, policy=rules)
+        yield await SchemaRouter.from_stdio(argv[0], argv[1:], name="helpdesk", timeout=20, execution=rules)
         return
     with http_mcp_server(lambda port: [*argv, "--transport", "http", "--port", str(port)]) as url:
-        yield await SchemaRouter.from_url(url, kind="mcp", name="helpdesk", timeout=20, policy=rules)
+        yield await SchemaRouter.from_url(url, kind="mcp", name="helpdesk", timeout=20, execution=rules)
 
 
 @pytest.mark.parametrize("contract_max_age", [0, 3600], ids=["rechecked", "trusted"])
@@ -167,7 +167,7 @@ def mixed_router(url: str, timeout: float) -> SchemaRouter:
     return SchemaRouter(
         catalog,
         sources=[McpSource.http(url, name="feed", timeout=timeout), local],
-        policy=ExecutionPolicy(classification={"convert_currency": "read_only"}),
+        execution=ExecutionPolicy(classification={"convert_currency": "read_only"}),
     )
 
 
@@ -234,7 +234,7 @@ async def test_a_call_sent_without_an_answer_is_an_unknown_outcome_and_nothing_e
         [hang, "--call-log", str(call_log)],
         name="hang",
         timeout=8,  # it also bounds starting the server for the call, which a loaded machine slows
-        policy=ExecutionPolicy(allow_unclassified_remote=True),
+        execution=ExecutionPolicy(allow_unclassified_remote=True),
     )
     request = PlanRequest("wait forever or echo the reason", {"reason": "test"})
     plan = router.plan_executable(request, route="hang:wait_forever", fallback_routes=["hang:echo_reason"])

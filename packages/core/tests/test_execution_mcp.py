@@ -43,10 +43,10 @@ async def serve(
 ) -> AsyncIterator[SchemaRouter]:
     """A router over the server started by `argv` (stdio), or over it on HTTP."""
     if transport == "stdio":
-        yield await SchemaRouter.from_stdio(argv[0], argv[1:], name=name, timeout=20, policy=policy)
+        yield await SchemaRouter.from_stdio(argv[0], argv[1:], name=name, timeout=20, execution=policy)
         return
     with http_mcp_server(lambda port: [*argv, "--transport", "http", "--port", str(port)]) as url:
-        yield await SchemaRouter.from_url(url, kind="mcp", name=name, timeout=20, policy=policy)
+        yield await SchemaRouter.from_url(url, kind="mcp", name=name, timeout=20, execution=policy)
 
 
 def fixture_argv(call_log: Path) -> list[str]:
@@ -152,7 +152,7 @@ async def test_contract_max_age_decides_when_the_live_contract_is_rechecked(
         trusting = SchemaRouter(
             strict.catalog,
             sources=strict.sources.values(),
-            policy=ExecutionPolicy(contract_max_age=3600, **rules),
+            execution=ExecutionPolicy(contract_max_age=3600, **rules),
         )
         strict_plan = strict.plan_executable(request)
         trusting_plan = trusting.plan_executable(request)
@@ -190,7 +190,7 @@ async def test_a_read_only_claim_does_not_unlock_a_locally_destructive_tool(
         allowed = SchemaRouter(
             router.catalog,
             sources=router.sources.values(),
-            policy=ExecutionPolicy(allow_destructive=["bank:purge_records"], **rules),
+            execution=ExecutionPolicy(allow_destructive=["bank:purge_records"], **rules),
         )
         result = await ainvoke_selective(allowed, request, k=3)
     assert result.text == "purged orders"
@@ -208,7 +208,7 @@ async def test_a_destructive_claim_requires_explicit_allowance(bank_argv: list[s
         allowed = SchemaRouter(
             router.catalog,
             sources=router.sources.values(),
-            policy=ExecutionPolicy(allow_destructive=["lookup_order"], **rules),
+            execution=ExecutionPolicy(allow_destructive=["lookup_order"], **rules),
         )
         result = await allowed.ainvoke(request)
     assert result.structured == {"order_id": "o-1", "status": "shipped"}

@@ -52,7 +52,9 @@ class Served:
 
     def router(self, catalog: Catalog | None = None, **policy: Any) -> SchemaRouter:
         policy.setdefault("allow_unclassified_remote", True)
-        return SchemaRouter(catalog or self.catalog, sources=[self.source], policy=ExecutionPolicy(**policy))
+        return SchemaRouter(
+            catalog or self.catalog, sources=[self.source], execution=ExecutionPolicy(**policy)
+        )
 
     def calls(self) -> list[dict[str, object]]:
         return read_call_log(self.call_log)
@@ -87,7 +89,7 @@ def assert_refused(
 async def test_no_route_when_the_abstention_policy_drops_the_planned_route(served: Served) -> None:
     router = served.router()
     with pytest.raises(PolicyViolationError) as info:
-        await ainvoke_selective(router, ADD, k=3, policy=RetrievalAbstentionPolicy(min_score=1.0))
+        await ainvoke_selective(router, ADD, k=3, abstention=RetrievalAbstentionPolicy(min_score=1.0))
     assert_refused(info, RefusalReason.NO_ROUTE, served)
     assert info.value.route == "fixture:add"
 
@@ -139,7 +141,7 @@ async def test_an_unknown_preferred_route_is_refused(served: Served) -> None:
 
 
 async def test_a_catalog_without_its_source_is_not_executable(served: Served) -> None:
-    router = SchemaRouter(served.catalog, policy=ExecutionPolicy(allow_unclassified_remote=True))
+    router = SchemaRouter(served.catalog, execution=ExecutionPolicy(allow_unclassified_remote=True))
     with pytest.raises(PolicyViolationError) as info:
         await router.ainvoke(ADD)
     assert_refused(info, RefusalReason.NOT_EXECUTABLE, served)
@@ -311,7 +313,7 @@ async def test_the_same_tool_on_two_sources_is_ambiguous(served: Served) -> None
         served.catalog, Catalog(dataclasses.replace(cap, source="backup") for cap in served.catalog)
     )
     router = SchemaRouter(
-        both, sources=[served.source, shadow], policy=ExecutionPolicy(allow_unclassified_remote=True)
+        both, sources=[served.source, shadow], execution=ExecutionPolicy(allow_unclassified_remote=True)
     )
     with pytest.raises(PolicyViolationError) as info:
         await ainvoke_selective(router, ADD, k=3)

@@ -85,7 +85,7 @@ def test_a_poisoned_tool_does_not_push_out_the_right_tool() -> None:
 
 def test_every_refused_candidate_says_why() -> None:
     strict = RetrievalAbstentionPolicy(uncertain_tools=0)
-    retrieval = router(POISONED).retrieve("help me find something new", 3, policy=strict)
+    retrieval = router(POISONED).retrieve("help me find something new", 3, abstention=strict)
     assert retrieval.no_route
     assert retrieval.outcome == "no_route"
     assert retrieval.dropped
@@ -100,7 +100,7 @@ GATED = RetrievalAbstentionPolicy(offer="gated")
 def test_weak_evidence_offers_the_best_few_as_uncertain() -> None:
     """ "find" reads as "search" and hits a description: too little to route, enough to offer
     (in the gated offer, only tools a specific word or a name hits)."""
-    retrieval = router(POISONED).retrieve("help me find something new", 3, policy=GATED)
+    retrieval = router(POISONED).retrieve("help me find something new", 3, abstention=GATED)
     assert retrieval.outcome == "uncertain"
     assert retrieval.reason == "weak_evidence"
     assert not retrieval.no_route
@@ -121,9 +121,9 @@ def test_no_evidence_for_any_tool_is_no_route(query: str) -> None:
 def test_uncertain_offers_at_most_uncertain_tools_and_at_most_k() -> None:
     one = RetrievalAbstentionPolicy(uncertain_tools=1, offer="gated")
     query = "find the amount and the status"  # weak evidence for three tools
-    assert len(router(POISONED).retrieve(query, 3, policy=GATED).uncertain) == 3
-    assert len(router(POISONED).retrieve(query, 3, policy=one).uncertain) == 1
-    assert len(router(POISONED).retrieve(query, 1, policy=GATED).uncertain) == 1
+    assert len(router(POISONED).retrieve(query, 3, abstention=GATED).uncertain) == 3
+    assert len(router(POISONED).retrieve(query, 3, abstention=one).uncertain) == 1
+    assert len(router(POISONED).retrieve(query, 1, abstention=GATED).uncertain) == 1
     assert len(router(POISONED).retrieve(query, 1).uncertain) == 1
 
 
@@ -138,12 +138,12 @@ def test_min_score_adds_a_threshold_on_top_of_the_gate() -> None:
     loose = r.retrieve("send an email", 3)
     assert loose.names[0] == "send_email"
     policy = RetrievalAbstentionPolicy(min_score=0.999, uncertain_tools=0)
-    strict = r.retrieve("send an email", 3, policy=policy)
+    strict = r.retrieve("send an email", 3, abstention=policy)
     assert strict.no_route
     assert strict.reason == "below_min_score"
     assert strict.dropped[0].reason == "below_min_score"
     # with the uncertain outcome on, a tool refused by the threshold is offered as uncertain
-    offered = r.retrieve("send an email", 3, policy=RetrievalAbstentionPolicy(min_score=0.999))
+    offered = r.retrieve("send an email", 3, abstention=RetrievalAbstentionPolicy(min_score=0.999))
     assert offered.outcome == "uncertain"
     assert offered.uncertain[0].name == "send_email"
 
@@ -204,7 +204,7 @@ def test_argument_text_alone_does_not_route_but_still_ranks() -> None:
     )
     r = SchemaRouter(Catalog.from_specs("time", [converter]))
     strict = RetrievalAbstentionPolicy(uncertain_tools=0)
-    retrieval = r.retrieve("what's the weather in Tokyo", 3, policy=strict)
+    retrieval = r.retrieve("what's the weather in Tokyo", 3, abstention=strict)
     assert retrieval.outcome == "no_route"
     assert r.retrieve("what's the weather in Tokyo", 3).outcome == "uncertain"
     (ranked,) = retrieval.dropped
@@ -244,7 +244,7 @@ def test_a_threshold_set_to_a_reported_score_keeps_that_tool() -> None:
     for query in queries:
         for c in r.retrieve(query, 5).candidates:
             policy = RetrievalAbstentionPolicy(min_score=c.score)
-            assert c.route in r.retrieve(query, 5, policy=policy).routes, (query, c.score)
+            assert c.route in r.retrieve(query, 5, abstention=policy).routes, (query, c.score)
             assert c.name in Visibility(r, k=5, abstention=policy).allow_set(query).names
             checked += 1
     assert checked >= 10

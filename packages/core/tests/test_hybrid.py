@@ -291,12 +291,12 @@ def test_min_score_applies_to_the_fused_score(hybrid: SchemaRouter) -> None:
     assert routed.names == ("send_email",)
     threshold = routed.candidates[0].score + 0.01
     strict = hybrid.retrieve(
-        query, 3, policy=RetrievalAbstentionPolicy(min_score=threshold, uncertain_tools=0)
+        query, 3, abstention=RetrievalAbstentionPolicy(min_score=threshold, uncertain_tools=0)
     )
     assert strict.no_route
     assert strict.dropped[0].reason == "below_min_score"
     # with the uncertain outcome on, the tool below the threshold is offered, not routed
-    offered = hybrid.retrieve(query, 3, policy=RetrievalAbstentionPolicy(min_score=threshold))
+    offered = hybrid.retrieve(query, 3, abstention=RetrievalAbstentionPolicy(min_score=threshold))
     assert offered.outcome == "uncertain"
     assert offered.uncertain[0].name == "send_email"
 
@@ -332,9 +332,9 @@ def test_no_route_reasons_are_those_of_the_lexical_mode(hybrid: SchemaRouter) ->
         assert (hidden.names, hidden.reason) == ((), "static_rules_hid_all"), router.mode
         best = router.retrieve(query, 3).candidates[0].score
         policy = RetrievalAbstentionPolicy(min_score=best + 0.01, uncertain_tools=0)
-        strict = router.retrieve(query, 3, policy=policy)
+        strict = router.retrieve(query, 3, abstention=policy)
         assert (strict.no_route, strict.reason) == (True, "below_min_score"), router.mode
-        offered = router.retrieve(query, 3, policy=RetrievalAbstentionPolicy(min_score=best + 0.01))
+        offered = router.retrieve(query, 3, abstention=RetrievalAbstentionPolicy(min_score=best + 0.01))
         assert (offered.outcome, offered.reason) == ("uncertain", "weak_evidence"), router.mode
         wordless = router.retrieve("is it the one that was?", 3)
         assert (wordless.no_route, wordless.reason) == (True, "no_content_words"), router.mode

@@ -63,7 +63,7 @@ class TopicEncoder:
 
 
 def _ranked(policy: HybridPolicy | None) -> list[Any]:
-    router = SchemaRouter(CATALOG).with_semantic(TopicEncoder(), policy=policy)
+    router = SchemaRouter(CATALOG).with_semantic(TopicEncoder(), hybrid=policy)
     retrieval = router.retrieve(REQUEST, 4)
     return sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
 
@@ -131,7 +131,7 @@ def test_the_seam_encodes_the_request_and_its_clauses_in_one_call() -> None:
     encoder.calls.clear()
     router.retrieve("Will I need an umbrella because of rain?", 2)
     assert encoder.calls == [["Will I need an umbrella because of rain?"]]
-    off = SchemaRouter(CATALOG).with_semantic(encoder, policy=HybridPolicy(clause_weight=0.0))
+    off = SchemaRouter(CATALOG).with_semantic(encoder, hybrid=HybridPolicy(clause_weight=0.0))
     encoder.calls.clear()
     off.retrieve(REQUEST, 2)
     assert encoder.calls == [[REQUEST]]

@@ -61,7 +61,7 @@ CATALOG = Catalog.from_specs("docs", [ToolSpec(name, DESCRIPTIONS[name]) for nam
 
 
 def _top(policy: HybridPolicy | None, k: int) -> list[str]:
-    router = SchemaRouter(CATALOG).with_semantic(AngleEncoder(), policy=policy)
+    router = SchemaRouter(CATALOG).with_semantic(AngleEncoder(), hybrid=policy)
     retrieval = router.retrieve(REQUEST, k)
     ranked = sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
     return [c.name for c in ranked[:k]]

@@ -92,7 +92,7 @@ def test_every_hybrid_policy_field_is_checked_at_setup(bad: dict[str, Any]) -> N
 
 def test_a_nan_confidence_floor_cannot_turn_abstention_off() -> None:
     with pytest.raises(UserError, match="min_confidence"):
-        SchemaRouter(CATALOG).with_semantic(WordsEncoder(), policy=HybridPolicy(min_confidence=float("nan")))
+        SchemaRouter(CATALOG).with_semantic(WordsEncoder(), hybrid=HybridPolicy(min_confidence=float("nan")))
 
 
 def test_the_confidence_floor_may_reach_the_top_of_the_fused_score_but_not_beyond() -> None:
@@ -146,7 +146,7 @@ def _lookups() -> tuple[SchemaRouter, list[str]]:
         return "sent"
 
     policy = ExecutionPolicy(classification={"send_email": "read_only"})
-    return SchemaRouter.from_callables([send_email], name="py", policy=policy), calls
+    return SchemaRouter.from_callables([send_email], name="py", execution=policy), calls
 
 
 @pytest.mark.parametrize(
@@ -195,7 +195,7 @@ def test_an_encoder_class_instead_of_an_instance_is_a_setup_error() -> None:
 @pytest.mark.parametrize("policy", [RetrievalAbstentionPolicy(0.2), {"min_confidence": 0.5}, 0.5])
 def test_a_policy_that_is_no_hybrid_policy_is_a_setup_error(policy: Any) -> None:
     with pytest.raises(UserError, match="HybridPolicy"):
-        SchemaRouter(CATALOG).with_semantic(WordsEncoder(), policy=policy)
+        SchemaRouter(CATALOG).with_semantic(WordsEncoder(), hybrid=policy)
 
 
 def test_an_encoder_failing_on_the_tool_texts_is_a_routing_error() -> None:
@@ -239,7 +239,7 @@ def test_reads_must_answer_a_bool(answer: Any) -> None:
 def test_a_zero_request_vector_is_no_semantic_evidence() -> None:
     """Every cosine is 0: no tool is routed, ranked or even considered through the semantic side."""
     router = SchemaRouter(CATALOG).with_semantic(
-        ScriptedEncoder([[0.0] * 32]), policy=HybridPolicy(semantic_floor=1e-9, agree_cosine=1e-9)
+        ScriptedEncoder([[0.0] * 32]), hybrid=HybridPolicy(semantic_floor=1e-9, agree_cosine=1e-9)
     )
     retrieval = router.retrieve("hello there", 3)
     assert retrieval.no_route
@@ -301,8 +301,8 @@ def test_the_encoder_reads_a_bounded_head_of_a_long_request() -> None:
 def test_with_semantic_on_a_hybrid_router_keeps_what_it_is_not_given() -> None:
     encoder = WordsEncoder()
     strict = HybridPolicy(min_confidence=0.5)
-    hybrid = SchemaRouter(CATALOG).with_semantic(encoder, policy=HybridPolicy(min_confidence=0.2))
-    repoliced = hybrid.with_semantic(policy=strict)
+    hybrid = SchemaRouter(CATALOG).with_semantic(encoder, hybrid=HybridPolicy(min_confidence=0.2))
+    repoliced = hybrid.with_semantic(hybrid=strict)
     retriever = repoliced.retriever
     assert isinstance(retriever, HybridRetriever)
     assert (retriever.semantic.encoder, retriever.policy) == (encoder, strict)

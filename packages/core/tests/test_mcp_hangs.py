@@ -113,7 +113,7 @@ def hang_catalog() -> Catalog:
 
 def hang_router(catalog: Catalog, call_log: Path, *flags: str) -> SchemaRouter:
     """A router over the hang server's tools, calling a server started with `flags`."""
-    return SchemaRouter(catalog, sources=[hang_source(call_log, *flags)], policy=POLICY)
+    return SchemaRouter(catalog, sources=[hang_source(call_log, *flags)], execution=POLICY)
 
 
 # -- stdio ---------------------------------------------------------------------------------------
@@ -187,7 +187,7 @@ async def test_a_call_to_a_server_that_never_answers_is_a_transport_error(
         name="hang",
         timeout=TIMEOUT,
     )
-    router = SchemaRouter(hang_catalog, sources=[silent], policy=POLICY)
+    router = SchemaRouter(hang_catalog, sources=[silent], execution=POLICY)
     started = time.monotonic()
     with pytest.raises(ToolTransportError, match=f"no answer within {TIMEOUT:g} s while connecting") as info:
         await router.ainvoke(PlanRequest("x", {"reason": "test"}, preferred_route="hang:echo_reason"))
@@ -204,11 +204,11 @@ async def test_a_slow_start_is_bounded_by_connect_timeout_and_answers_by_timeout
     `timeout` still serves a call when given the time, and without it fails while connecting."""
     slow = [HANG_SERVER, "--call-log", str(call_log), "--slow-start", "1.5"]
     patient = McpSource.stdio(sys.executable, slow, name="hang", timeout=TIMEOUT, connect_timeout=START)
-    router = SchemaRouter(hang_catalog, sources=[patient], policy=POLICY)
+    router = SchemaRouter(hang_catalog, sources=[patient], execution=POLICY)
     result = await router.ainvoke(PlanRequest("x", {"reason": "test"}, preferred_route="hang:echo_reason"))
     assert result.route == "hang:echo_reason"
     hasty = McpSource.stdio(sys.executable, slow, name="hang", timeout=TIMEOUT)
-    router = SchemaRouter(hang_catalog, sources=[hasty], policy=POLICY)
+    router = SchemaRouter(hang_catalog, sources=[hasty], execution=POLICY)
     with pytest.raises(ToolTransportError, match=f"no answer within {TIMEOUT:g} s while connecting"):
         await router.ainvoke(PlanRequest("x", {"reason": "test"}, preferred_route="hang:echo_reason"))
     assert [call["tool"] for call in logged_calls(call_log)] == ["echo_reason"]
@@ -251,7 +251,7 @@ async def test_a_frozen_http_server_fails_a_call_soon_after_its_timeout(
         source = McpSource.http(
             url, name="hang", headers=headers, timeout=TIMEOUT, connect_timeout=START, close_grace=CLOSE_GRACE
         )
-        router = SchemaRouter(listed.catalog, sources=[source], policy=POLICY)
+        router = SchemaRouter(listed.catalog, sources=[source], execution=POLICY)
         # Without a bound on closing, the unanswered DELETE held the caller for up to 5 minutes.
         with anyio.fail_after(TIMEOUT + SLACK + 10), pytest.raises(ToolTransportError) as info:
             await router.ainvoke(PlanRequest("x", {"reason": "test"}, preferred_route="hang:freeze_server"))

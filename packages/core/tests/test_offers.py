@@ -146,7 +146,7 @@ async def test_the_selective_boundary_runs_no_uncertain_tool() -> None:
         return note_id
 
     router = SchemaRouter.from_callables(
-        [archive_note, tag_note, delete_note], name="notes", policy=ExecutionPolicy()
+        [archive_note, tag_note, delete_note], name="notes", execution=ExecutionPolicy()
     )
     request = PlanRequest("put the meeting note in the archive", {"note_id": "n-1", "tag": "x"})
     retrieval = router.retrieve_executable(request, 5)

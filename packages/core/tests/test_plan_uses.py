@@ -33,7 +33,7 @@ def refund_order(order_id: str) -> str:
 
 
 def make_router() -> SchemaRouter:
-    return SchemaRouter.from_callables([refund_order], name="shop", policy=ExecutionPolicy())
+    return SchemaRouter.from_callables([refund_order], name="shop", execution=ExecutionPolicy())
 
 
 REFUND = PlanRequest("refund_order", {"order_id": "o-1"})

@@ -54,7 +54,7 @@ def make_router(clock: Clock | None = None, **policy: Any) -> SchemaRouter:
     return SchemaRouter.from_callables(
         [convert_currency, get_weather_forecast, delete_customer],
         name="py",
-        policy=ExecutionPolicy(clock=clock or Clock(), **policy),
+        execution=ExecutionPolicy(clock=clock or Clock(), **policy),
     )
 
 
@@ -146,7 +146,7 @@ def test_an_edited_request_cannot_run_with_a_plan_and_retrieval_made_before() ->
         seen.append((a, b))
         return a + b
 
-    router = SchemaRouter.from_callables([add], name="py", policy=ExecutionPolicy(clock=Clock()))
+    router = SchemaRouter.from_callables([add], name="py", execution=ExecutionPolicy(clock=Clock()))
     request = PlanRequest("add 2 and 3", {"a": 2, "b": 3})
     retrieval = router.retrieve_executable(request, 3)
     with pytest.raises(TypeError):
@@ -332,7 +332,9 @@ def _logging_router(clock: Clock, calls: list[str]) -> SchemaRouter:
         calls.append(city)
         return city
 
-    return SchemaRouter.from_callables([get_weather_forecast], name="py", policy=ExecutionPolicy(clock=clock))
+    return SchemaRouter.from_callables(
+        [get_weather_forecast], name="py", execution=ExecutionPolicy(clock=clock)
+    )
 
 
 WEATHER = PlanRequest("weather forecast for Paris", {"city": "Paris"})

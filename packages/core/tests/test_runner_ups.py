@@ -73,7 +73,7 @@ def test_a_runner_up_follows_the_confident_route_marked_uncertain() -> None:
     shown = {d.name: d.reason for d in allow.decisions if d.visible}
     assert shown == {"search": "routed", "getStories": "uncertain"}
 
-    retrieval = router.retrieve(REQUEST, 5, policy=ONE)
+    retrieval = router.retrieve(REQUEST, 5, abstention=ONE)
     assert retrieval.names == ("search",)
     assert [c.name for c in retrieval.uncertain] == ["getStories"]
     assert [c.reason for c in retrieval.uncertain] == ["uncertain"]
@@ -105,7 +105,7 @@ def test_the_fast_path_and_retrieve_agree() -> None:
     visibility = Visibility(router, abstention=ONE)
     for request in (REQUEST, "search hacker news for rust", "user profile of pg", "story 8863 comments"):
         allow = visibility.allow_set(request)
-        retrieval = router.retrieve(request, visibility.k, policy=ONE, explain=False)
+        retrieval = router.retrieve(request, visibility.k, abstention=ONE, explain=False)
         assert allow.routes == tuple(c.route for c in retrieval.offered), request
 
 
@@ -165,13 +165,13 @@ async def test_the_selective_boundary_does_not_run_a_runner_up() -> None:
         ran.append(type)
         return "stories"
 
-    router = SchemaRouter.from_callables([search, getStories], name="hackernews", policy=ExecutionPolicy())
+    router = SchemaRouter.from_callables([search, getStories], name="hackernews", execution=ExecutionPolicy())
     request = PlanRequest(REQUEST, {"type": "top"})
-    retrieval = router.retrieve_executable(request, 5, policy=ONE)
+    retrieval = router.retrieve_executable(request, 5, abstention=ONE)
     assert [c.name for c in retrieval.uncertain] == ["getStories"]
     plan = router.plan_executable(request, route=retrieval.uncertain[0].route)
     with pytest.raises(PolicyViolationError, match="uncertain") as info:
-        await execute_selective_plan(router, retrieval, plan, policy=ONE)
+        await execute_selective_plan(router, retrieval, plan, abstention=ONE)
     assert info.value.reason is RefusalReason.NO_ROUTE
     assert ran == []
 

@@ -179,7 +179,7 @@ def router_over(schema: dict[str, Any], function: Callable[..., Any] = lookup) -
     return SchemaRouter(
         Catalog([capability]),
         sources=[CallableSource("py", {"lookup": function})],
-        policy=ExecutionPolicy(classification={"lookup": "read_only"}),
+        execution=ExecutionPolicy(classification={"lookup": "read_only"}),
     )
 
 
@@ -212,7 +212,7 @@ async def test_arguments_too_deep_to_validate_are_refused_before_the_call() -> N
     router = SchemaRouter(
         catalog,
         sources=[CallableSource("py", {"lookup": lookup})],
-        policy=ExecutionPolicy(classification={"lookup": "read_only"}),
+        execution=ExecutionPolicy(classification={"lookup": "read_only"}),
     )
     tree: dict[str, Any] = {}
     for _ in range(90):
@@ -288,7 +288,7 @@ async def test_an_mcp_tool_with_a_remote_ref_is_refused_and_nothing_is_fetched(
         sys.executable, [str(SERVERS / "listed_tools_server.py"), str(tools_file), str(call_log)], name="refs"
     )
     router = await SchemaRouter.from_sources(
-        source, policy=ExecutionPolicy(classification={"fetch_record": "read_only", "lookup": "read_only"})
+        source, execution=ExecutionPolicy(classification={"fetch_record": "read_only", "lookup": "read_only"})
     )
     with pytest.raises(PolicyViolationError) as info:
         await router.ainvoke(

@@ -316,18 +316,18 @@ def test_sources_must_be_sources_of_the_snapshot(tmp_path: Path) -> None:
 def test_the_catalog_is_as_old_as_its_listing(tmp_path: Path) -> None:
     now = [1_000.0]
     policy = ExecutionPolicy(clock=lambda: now[0])
-    save_snapshot(SchemaRouter(_catalog(), policy=policy), tmp_path / "s")
+    save_snapshot(SchemaRouter(_catalog(), execution=policy), tmp_path / "s")
     now[0] = 1_600.0
-    assert load_snapshot(tmp_path / "s", policy=policy).catalog_age == pytest.approx(600.0)
+    assert load_snapshot(tmp_path / "s", execution=policy).catalog_age == pytest.approx(600.0)
     # a clock behind the listing time cannot make the catalog young: it is of any age
     earlier = ExecutionPolicy(clock=lambda: 10.0)
-    ageless = load_snapshot(tmp_path / "s", policy=earlier)
+    ageless = load_snapshot(tmp_path / "s", execution=earlier)
     assert ageless.catalog_age == math.inf
     # and it stays so in a snapshot saved from it
     info = save_snapshot(ageless, tmp_path / "again")
     assert info.listed_at == -math.inf
     assert read_snapshot_info(tmp_path / "again").listed_at == -math.inf
-    assert load_snapshot(tmp_path / "again", policy=policy).catalog_age == math.inf
+    assert load_snapshot(tmp_path / "again", execution=policy).catalog_age == math.inf
 
 
 def test_a_snapshot_is_replaced_whole(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ async def test_a_tool_changed_on_its_server_since_the_snapshot_is_refused_at_cal
     save_snapshot(built, tmp_path / "bank.snapshot")
 
     worker = load_snapshot(
-        tmp_path / "bank.snapshot", sources=[bank], policy=ExecutionPolicy(classification=RULES)
+        tmp_path / "bank.snapshot", sources=[bank], execution=ExecutionPolicy(classification=RULES)
     )
     retrieval = worker.retrieve_executable(REQUEST, k=3)
     plan = worker.plan_executable(REQUEST)
@@ -84,11 +84,11 @@ async def test_a_snapshot_older_than_contract_max_age_is_checked_against_the_liv
     def policy() -> ExecutionPolicy:
         return ExecutionPolicy(classification=RULES, contract_max_age=3600, clock=lambda: now[0])
 
-    built = await SchemaRouter.from_sources(bank, policy=policy())
+    built = await SchemaRouter.from_sources(bank, execution=policy())
     save_snapshot(built, tmp_path / "bank.snapshot")
     variant("v1-reworded")  # only the description changes on the server
     now[0] += 2 * 3600  # the workers start two hours after the snapshot was built
-    worker = load_snapshot(tmp_path / "bank.snapshot", sources=[bank], policy=policy())
+    worker = load_snapshot(tmp_path / "bank.snapshot", sources=[bank], execution=policy())
     assert worker.catalog_age == pytest.approx(7200.0)
     with pytest.raises(PolicyViolationError) as info:
         await worker.ainvoke(REQUEST)

@@ -337,7 +337,7 @@ def test_a_calibration_report_in_place_of_its_policy_is_refused_up_front() -> No
     with pytest.raises(UserError, match=r"\.policy"):
         Visibility(SchemaRouter(CATALOG), abstention=report)  # type: ignore[arg-type]
     with pytest.raises(UserError, match="RetrievalAbstentionPolicy"):
-        SchemaRouter(CATALOG).retrieve("read the archive", policy=report)  # type: ignore[arg-type]
+        SchemaRouter(CATALOG).retrieve("read the archive", abstention=report)  # type: ignore[arg-type]
     with pytest.raises(UserError, match="router must be a SchemaRouter"):
         Visibility(CATALOG)  # type: ignore[arg-type]
 

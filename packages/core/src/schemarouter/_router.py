@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import anyio
 
 from ._defaults import DEFAULT_K
+from ._renamed import renamed
 from .catalog._callables import CallableSource
 from .catalog._catalog import Catalog, CatalogLimits
 from .catalog._mcp import McpSource
@@ -47,17 +49,23 @@ class SchemaRouter:
         catalog: Catalog,
         *,
         sources: Iterable[McpSource | CallableSource] = (),
-        policy: ExecutionPolicy | None = None,
+        execution: ExecutionPolicy | None = None,
         semantic: TextEncoder | None = None,
         hybrid: HybridPolicy | None = None,
         index: LexicalIndex | None = None,
         semantic_index: SemanticIndex | None = None,
         loaded_at: float | None = None,
+        policy: ExecutionPolicy | None = None,
     ) -> None:
-        """`index` and `semantic_index` start the router from ones already built for this very
+        """`sources` run the tools; `execution` is the trusted local rules the execution boundary
+        applies (`ExecutionPolicy`; `policy=` is its old name, until 0.2). `semantic` and `hybrid`
+        make it a hybrid router (prefer `with_semantic`).
+
+        `index` and `semantic_index` start the router from ones already built for this very
         catalog (and, for tool vectors, this very `semantic` encoder): what a snapshot holds, or
-        what `with_semantic` reuses. `loaded_at` is when the catalog was listed, by the policy's
-        clock (default: now). Anything built for another catalog or encoder is a `UserError`."""
+        what `with_semantic` reuses. `loaded_at` is when the catalog was listed, by the execution
+        policy's clock (default: now). Anything built for another catalog or encoder is a `UserError`."""
+        execution = renamed("SchemaRouter", "policy", "execution", policy, execution)
         if index is not None and index.catalog is not catalog:
             raise UserError("index was built for another catalog")
         if semantic_index is not None and (
@@ -75,7 +83,7 @@ class SchemaRouter:
         self._index = index
         self._gate: LexicalGate | None = None
         self._lock = threading.Lock()
-        self._policy = policy if policy is not None else ExecutionPolicy()
+        self._policy = execution if execution is not None else ExecutionPolicy()
         self._catalog_loaded_at = self._policy.clock() if loaded_at is None else loaded_at
 
     # -- construction -------------------------------------------------------------------------
@@ -85,6 +93,7 @@ class SchemaRouter:
         cls,
         *sources: McpSource | CallableSource,
         limits: CatalogLimits | None = None,
+        execution: ExecutionPolicy | None = None,
         policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
         """Load every source (MCP sources are contacted once, for `tools/list` only).
@@ -114,7 +123,8 @@ class SchemaRouter:
         if failures:
             raise failures[min(failures)]
         catalogs = [catalog for catalog in loaded if catalog is not None]
-        return cls(Catalog.merge(*catalogs), sources=sources, policy=policy)
+        execution = renamed("SchemaRouter.from_sources", "policy", "execution", policy, execution)
+        return cls(Catalog.merge(*catalogs), sources=sources, execution=execution)
 
     @classmethod
     async def from_url(
@@ -126,14 +136,15 @@ class SchemaRouter:
         headers: Mapping[str, str] | None = None,
         timeout: float = 20.0,
         limits: CatalogLimits | None = None,
+        execution: ExecutionPolicy | None = None,
         policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
         """A router over the tools of the MCP server at `url` (streamable HTTP)."""
         if kind != "mcp":
             raise UserError(f"unsupported source kind {kind!r}; only 'mcp' is supported")
-        return await cls.from_sources(
-            McpSource.http(url, name=name, headers=headers, timeout=timeout), limits=limits, policy=policy
-        )
+        execution = renamed("SchemaRouter.from_url", "policy", "execution", policy, execution)
+        source = McpSource.http(url, name=name, headers=headers, timeout=timeout)
+        return await cls.from_sources(source, limits=limits, execution=execution)
 
     @classmethod
     async def from_stdio(
@@ -146,6 +157,7 @@ class SchemaRouter:
         cwd: str | None = None,
         timeout: float = 20.0,
         limits: CatalogLimits | None = None,
+        execution: ExecutionPolicy | None = None,
         policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
         """A router over the tools of the MCP server started by `command args...` (stdio).
@@ -155,7 +167,8 @@ class SchemaRouter:
         such as an API key, in `env` (see `McpSource`).
         """
         source = McpSource.stdio(command, args, env=env, cwd=cwd, name=name, timeout=timeout)
-        return await cls.from_sources(source, limits=limits, policy=policy)
+        execution = renamed("SchemaRouter.from_stdio", "policy", "execution", policy, execution)
+        return await cls.from_sources(source, limits=limits, execution=execution)
 
     @classmethod
     def from_callables(
@@ -164,11 +177,13 @@ class SchemaRouter:
         *,
         name: str = "python",
         limits: CatalogLimits | None = None,
+        execution: ExecutionPolicy | None = None,
         policy: ExecutionPolicy | None = None,
     ) -> SchemaRouter:
         """A router over Python functions; schemas come from their type hints."""
         source = CallableSource.of(functions, name=name)
-        return cls(source.load(limits), sources=[source], policy=policy)
+        execution = renamed("SchemaRouter.from_callables", "policy", "execution", policy, execution)
+        return cls(source.load(limits), sources=[source], execution=execution)
 
     # -- state --------------------------------------------------------------------------------
 
@@ -181,8 +196,18 @@ class SchemaRouter:
         return dict(self._sources)
 
     @property
-    def policy(self) -> ExecutionPolicy:
+    def execution(self) -> ExecutionPolicy:
         """The trusted local rules the execution boundary applies (see `ExecutionPolicy`)."""
+        return self._policy
+
+    @property
+    def policy(self) -> ExecutionPolicy:
+        """Deprecated: `execution` (the old name works until 0.2)."""
+        warnings.warn(
+            "SchemaRouter.policy is now SchemaRouter.execution; the old name works until 0.2",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self._policy
 
     @property
@@ -209,24 +234,29 @@ class SchemaRouter:
     # -- hybrid retrieval (see docs/hybrid.md) --------------------------------------------------
 
     def with_semantic(
-        self, encoder: TextEncoder | None = None, policy: HybridPolicy | None = None
+        self,
+        encoder: TextEncoder | None = None,
+        hybrid: HybridPolicy | None = None,
+        *,
+        policy: HybridPolicy | None = None,
     ) -> SchemaRouter:
         """The same catalog, sources and execution policy, routed by lexical + semantic evidence.
 
         `encoder` defaults to this router's encoder when it is hybrid already, else to
-        `WordLlamaEncoder()` (needs `schemarouter-core[semantic]`); `policy` defaults to this
-        router's hybrid policy (the defaults for a lexical router). So
-        `router.with_semantic(policy=...)` on a hybrid router changes the policy only. Tool
-        vectors are computed here, so a missing extra or a broken encoder fails now, at setup.
+        `WordLlamaEncoder()` (needs `schemarouter-core[semantic]`); `hybrid` (`policy=` is its old
+        name, until 0.2) defaults to this router's hybrid policy (the defaults for a lexical
+        router). So `router.with_semantic(hybrid=...)` on a hybrid router changes the policy only.
+        Tool vectors are computed here, so a missing extra or a broken encoder fails now, at setup.
         """
+        hybrid = renamed("SchemaRouter.with_semantic", "policy", "hybrid", policy, hybrid)
         same = encoder is None and self._encoder is not None  # its tool vectors are reused
         current = self.retriever if same else None
         router = SchemaRouter(
             self._catalog,
             sources=self._sources.values(),
-            policy=self._policy,
+            execution=self._policy,
             semantic=encoder if encoder is not None else (self._encoder or WordLlamaEncoder()),
-            hybrid=policy if policy is not None else self._hybrid_policy,
+            hybrid=hybrid if hybrid is not None else self._hybrid_policy,
             index=self._index,
             semantic_index=current.semantic if isinstance(current, HybridRetriever) else None,
             loaded_at=self._catalog_loaded_at,
@@ -269,11 +299,14 @@ class SchemaRouter:
         query: str,
         k: int = DEFAULT_K,
         *,
-        policy: RetrievalAbstentionPolicy | None = None,
+        abstention: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
         explain: bool = True,
+        policy: RetrievalAbstentionPolicy | None = None,
     ) -> Retrieval:
-        """Rank the catalog for `query`; the no-route gate decides which candidates survive.
+        """Rank the catalog for `query`; the no-route gate decides which candidates survive,
+        with the thresholds of `abstention` (default: the gate's own; `policy=` is its old name,
+        until 0.2).
 
         With `explain=False` candidates carry no `signals` (scores, reasons and order are the
         same): cheaper, for callers that need decisions but not the evidence behind them.
@@ -283,8 +316,9 @@ class SchemaRouter:
         require_k(k)
         if not isinstance(query, str):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise UserError(f"query must be a string, got {type(query).__name__}")
-        require_policy(policy, "policy")
-        return self.retriever.retrieve(query, k, policy, preferred_route, explain)
+        abstention = renamed("SchemaRouter.retrieve", "policy", "abstention", policy, abstention)
+        require_policy(abstention, "abstention")
+        return self.retriever.retrieve(query, k, abstention, preferred_route, explain)
 
     # -- execution boundary (see docs/execution.md) --------------------------------------------
 
@@ -293,15 +327,18 @@ class SchemaRouter:
         request: PlanRequest | str,
         k: int = DEFAULT_K,
         *,
-        policy: RetrievalAbstentionPolicy | None = None,
+        abstention: RetrievalAbstentionPolicy | None = None,
         config: RunConfig | None = None,
+        policy: RetrievalAbstentionPolicy | None = None,
     ) -> ExecutableRetrieval:
-        """`retrieve` for a `PlanRequest`, bound to the request and to `config.principal`.
+        """`retrieve` for a `PlanRequest`, bound to the request and to `config.principal`
+        (`policy=` is the old name of `abstention=`, until 0.2).
 
         Side-effect free. Pass the result to `execute_selective_plan` with a plan for the
         same request and principal.
         """
-        return retrieve_for_request(self, request, k, policy=policy, config=config)
+        abstention = renamed("SchemaRouter.retrieve_executable", "policy", "abstention", policy, abstention)
+        return retrieve_for_request(self, request, k, abstention=abstention, config=config)
 
     def plan_executable(
         self,

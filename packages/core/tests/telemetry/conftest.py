@@ -91,4 +91,4 @@ def tools() -> Tools:
 
     policy = ExecutionPolicy(classification={"python:*": "read_only"})
     functions = [get_weather_forecast, send_email, convert_currency]
-    return Tools(SchemaRouter.from_callables(functions, policy=policy), calls)
+    return Tools(SchemaRouter.from_callables(functions, execution=policy), calls)

@@ -102,7 +102,7 @@ async def test_a_planned_refusal_is_recorded_as_planned(recorded: Recorded) -> N
         return "deleted"
 
     policy = ExecutionPolicy(classification={"python:delete_account": "destructive"})
-    router = SchemaRouter.from_callables([delete_account], policy=policy)
+    router = SchemaRouter.from_callables([delete_account], execution=policy)
     with pytest.raises(PolicyViolationError) as info:
         await router.ainvoke(PlanRequest("delete the customer account", {"account_id": "a-1"}))
     assert sent == []

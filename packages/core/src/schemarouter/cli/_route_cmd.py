@@ -119,7 +119,7 @@ async def run(args: argparse.Namespace) -> int:
     policy = RetrievalAbstentionPolicy(min_score=args.min_score) if args.min_score is not None else None
     visibility = Visibility(router, k=args.k, abstention=policy, blocked=args.block, allowed=args.allow)
     allow = visibility.allow_set(args.query)
-    retrieval = router.retrieve(args.query, args.k, policy=policy)
+    retrieval = router.retrieve(args.query, args.k, abstention=policy)
     unweighed = router.index.analyzer.unweighed_words(args.query)
     retriever = router.retriever
     unencoded = retriever.unencoded_chars(args.query) if isinstance(retriever, HybridRetriever) else 0

@@ -1,7 +1,7 @@
 """The execution boundary: run a plan only if it passes the fail-closed gate.
 
     router.ainvoke(request)                         retrieval -> plan -> policy -> call
-    ainvoke_selective(router, request, k, policy)   the same, plus the shortlist gate
+    ainvoke_selective(router, request, k, abstention)   the same, plus the shortlist gate
     execute_selective_plan(router, retrieval, plan) the selective gate on a plan made earlier
 
 Every refusal is a `PolicyViolationError` raised before any tool call. A plan that passes
@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from .._defaults import DEFAULT_K
+from .._renamed import renamed
 from ..errors import ToolCallError, require_k
 from ..retrieval._abstention import RetrievalAbstentionPolicy, require_policy
 from ..telemetry._execution_checks import executed, execution_span
@@ -39,7 +40,7 @@ __all__ = ["ainvoke_selective", "execute_selective_plan", "run_plan"]
 async def _run(router: Router, plan: ExecutionPlan, cleared: tuple[ClearedCall, ...]) -> ToolResult:
     # Each call carries the arguments the gate checked; the plan is not read again, so
     # nothing done to it while a call runs reaches a fallback.
-    policy = router.policy
+    policy = router.execution
     recheck = not router.catalog_age < policy.contract_max_age
     take_use(router, plan)
     attempts: list[Attempt] = []
@@ -84,9 +85,10 @@ async def execute_selective_plan(
     retrieval: ExecutableRetrieval,
     plan: ExecutionPlan,
     *,
-    policy: RetrievalAbstentionPolicy | None = None,
+    abstention: RetrievalAbstentionPolicy | None = None,
     config: RunConfig | None = None,
     k: int | None = None,
+    policy: RetrievalAbstentionPolicy | None = None,
 ) -> ToolResult:
     """Run `plan` only if it passes every check, including the shortlist of `retrieval`.
 
@@ -94,23 +96,24 @@ async def execute_selective_plan(
     `RefusalReason`: a sealed plan from this router, unexpired, for the principal in
     `config`, over the router's catalog; a retrieval for the same request, principal and
     catalog; every planned route (fallbacks included) kept both by `retrieval` and by a
-    fresh retrieval of the plan's request keeping at most `k` tools under `policy`;
+    fresh retrieval of the plan's request keeping at most `k` tools under `abstention`;
     unchanged contracts; arguments valid against each input schema; the router's
     `ExecutionPolicy` allowing each route. MCP contracts are re-checked against the live
     listing when the catalog is older than `ExecutionPolicy.contract_max_age`.
 
-    `k` and `policy` default to the ones `retrieval` was made with, so the shortlist is then
+    `k` and `abstention` default to the ones `retrieval` was made with, so the shortlist is then
     as wide as the retrieval says. Pass your configured values to have the boundary enforce
-    them whatever retrieval it is handed.
+    them whatever retrieval it is handed. (`policy=` is the old name of `abstention=`, until 0.2.)
 
     The plan runs as many times as it was issued for (once by default; a further run is
     refused as `plan_already_used`). A run whose calls were never sent leaves it unused.
     """
     if k is not None:
         require_k(k)
-    require_policy(policy, "policy")
+    abstention = renamed("execute_selective_plan", "policy", "abstention", policy, abstention)
+    require_policy(abstention, "abstention")
     with execution_span(plan, router.catalog, "selective") as span:
-        cleared = await check_plan(router, plan, config, retrieval=retrieval, abstention=policy, k=k)
+        cleared = await check_plan(router, plan, config, retrieval=retrieval, abstention=abstention, k=k)
         return executed(span, await _run(router, plan, cleared))
 
 
@@ -119,13 +122,16 @@ async def ainvoke_selective(
     request: PlanRequest | str,
     *,
     k: int = DEFAULT_K,
-    policy: RetrievalAbstentionPolicy | None = None,
+    abstention: RetrievalAbstentionPolicy | None = None,
     config: RunConfig | None = None,
+    policy: RetrievalAbstentionPolicy | None = None,
 ) -> ToolResult:
     """Retrieve, plan and execute in one step, through the same gate as
-    `execute_selective_plan`: no-route verdicts and off-shortlist routes are refused."""
+    `execute_selective_plan`: no-route verdicts and off-shortlist routes are refused.
+    (`policy=` is the old name of `abstention=`, until 0.2.)"""
+    abstention = renamed("ainvoke_selective", "policy", "abstention", policy, abstention)
     require_k(k)
     request = as_request(request)
-    retrieval = retrieve_for_request(router, request, k, policy=policy, config=config)
+    retrieval = retrieve_for_request(router, request, k, abstention=abstention, config=config)
     plan = make_plan(router, request, config=config, route=None, fallback_routes=())
-    return await execute_selective_plan(router, retrieval, plan, policy=policy, config=config, k=k)
+    return await execute_selective_plan(router, retrieval, plan, abstention=abstention, config=config, k=k)

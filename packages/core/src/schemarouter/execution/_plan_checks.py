@@ -171,7 +171,7 @@ def check_shortlist(
     request = plan.request
     policy = abstention if abstention is not None else retrieval.abstention
     size = k if k is not None else retrieval.k
-    fresh = router.retrieve(request.query, size, policy=policy, preferred_route=request.preferred_route)
+    fresh = router.retrieve(request.query, size, abstention=policy, preferred_route=request.preferred_route)
     given_kept = _kept(retrieval.retrieval)
     fresh_kept = _kept(fresh)
     gate_dropped = {c.route: c.reason for c in (*retrieval.dropped, *fresh.dropped) if c.reason != "beyond_k"}
@@ -224,7 +224,7 @@ async def check_plan(
     request, principal and catalog, and every planned route must be on the shortlist
     (`check_shortlist`, under `abstention` and `k`).
     """
-    policy = router.policy
+    policy = router.execution
     warn_shared_bare_patterns(policy, router.catalog)
     arguments = sealed_arguments(router, plan) if isinstance(plan, ExecutionPlan) else None  # pyright: ignore[reportUnnecessaryIsInstance]
     if arguments is None:

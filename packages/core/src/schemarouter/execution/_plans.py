@@ -346,13 +346,15 @@ def retrieve_for_request(
     request: PlanRequest | str,
     k: int,
     *,
-    policy: RetrievalAbstentionPolicy | None,
+    abstention: RetrievalAbstentionPolicy | None,
     config: RunConfig | None,
 ) -> ExecutableRetrieval:
     request = as_request(request)
-    retrieval = router.retrieve(request.query, k, policy=policy, preferred_route=request.preferred_route)
+    retrieval = router.retrieve(
+        request.query, k, abstention=abstention, preferred_route=request.preferred_route
+    )
     principal = config.principal if config is not None else None
-    return ExecutableRetrieval(request, principal, retrieval, policy)
+    return ExecutableRetrieval(request, principal, retrieval, abstention)
 
 
 def _runnable(router: Router, route: str) -> bool:
@@ -360,7 +362,7 @@ def _runnable(router: Router, route: str) -> bool:
     source = router.sources.get(capability.source) if capability is not None else None
     if capability is None or source is None:
         return False
-    return router.policy.decide(capability, remote=isinstance(source, McpSource)).allowed
+    return router.execution.decide(capability, remote=isinstance(source, McpSource)).allowed
 
 
 def _settled(router: Router, best: Candidate, ranked: Sequence[Candidate]) -> str:
@@ -447,7 +449,7 @@ def make_plan(
         if capability is None:
             refuse(RefusalReason.UNKNOWN_ROUTE, f"{planned!r} is not in the router's catalog", route=planned)
         fingerprints.append(capability.fingerprint)
-    clock = router.policy.clock
+    clock = router.execution.clock
     issued_at = float(clock())
     unsealed = ExecutionPlan(
         request=request,
@@ -458,7 +460,7 @@ def make_plan(
         catalog_version=catalog.version,
         principal=config.principal if config is not None else None,
         issued_at=issued_at,
-        expires_at=issued_at + router.policy.plan_ttl,
+        expires_at=issued_at + router.execution.plan_ttl,
         selection=selection,
         seal="",
         uses=uses,

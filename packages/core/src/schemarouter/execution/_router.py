@@ -26,7 +26,7 @@ class Router(Protocol):
     def sources(self) -> Mapping[str, McpSource | CallableSource]: ...
 
     @property
-    def policy(self) -> ExecutionPolicy: ...
+    def execution(self) -> ExecutionPolicy: ...
 
     @property
     def catalog_age(self) -> float: ...
@@ -36,7 +36,7 @@ class Router(Protocol):
         query: str,
         k: int = ...,
         *,
-        policy: RetrievalAbstentionPolicy | None = None,
+        abstention: RetrievalAbstentionPolicy | None = None,
         preferred_route: str | None = None,
         explain: bool = True,
     ) -> Retrieval: ...

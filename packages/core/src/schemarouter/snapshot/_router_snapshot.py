@@ -33,6 +33,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .._renamed import renamed
 from .._router import SchemaRouter
 from ..catalog._callables import CallableSource
 from ..catalog._catalog import Catalog, CatalogLimits, ToolSpec
@@ -188,16 +189,18 @@ def load_snapshot(
     path: str | Path,
     *,
     sources: Iterable[McpSource | CallableSource] = (),
-    policy: ExecutionPolicy | None = None,
+    execution: ExecutionPolicy | None = None,
     encoder: TextEncoder | None = None,
     hybrid: HybridPolicy | None = None,
     rebuild: bool = False,
     limits: CatalogLimits | None = None,
+    policy: ExecutionPolicy | None = None,
 ) -> SchemaRouter:
     """A router from the snapshot at `path` (see the module docstring for what is verified).
 
     `sources` are the execution sources, as for `SchemaRouter(catalog, sources=...)`: each must
-    be a source of the snapshot's catalog. `encoder` is needed for a hybrid snapshot made with
+    be a source of the snapshot's catalog, and `execution` is its `ExecutionPolicy` (`policy=` is
+    its old name, until 0.2). `encoder` is needed for a hybrid snapshot made with
     an encoder other than `WordLlamaEncoder` (which is loaded from its installed package); its
     `name` and `dim` must be those the snapshot records. `rebuild=True` rebuilds a snapshot of
     another library or encoder version from its contracts instead of raising `SnapshotError`.
@@ -205,7 +208,8 @@ def load_snapshot(
     them: a tool over one is skipped and reported in `catalog.skipped`, and the index is then
     built for the tools kept.
     """
-    return _load_paused(Path(path), list(sources), policy, encoder, hybrid, rebuild, limits)[0]
+    execution = renamed("load_snapshot", "policy", "execution", policy, execution)
+    return _load_paused(Path(path), list(sources), execution, encoder, hybrid, rebuild, limits)[0]
 
 
 def check_snapshot(path: str | Path, limits: CatalogLimits | None = None) -> tuple[SnapshotInfo, Catalog]:
@@ -223,7 +227,7 @@ def check_snapshot(path: str | Path, limits: CatalogLimits | None = None) -> tup
 def _load_paused(
     source_path: Path,
     given: list[McpSource | CallableSource],
-    policy: ExecutionPolicy | None,
+    execution: ExecutionPolicy | None,
     encoder: TextEncoder | None,
     hybrid: HybridPolicy | None,
     rebuild: bool,
@@ -236,7 +240,7 @@ def _load_paused(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _load(source_path, given, policy, encoder, hybrid, rebuild, limits or CatalogLimits())
+        return _load(source_path, given, execution, encoder, hybrid, rebuild, limits or CatalogLimits())
     finally:
         if collecting:
             gc.enable()
@@ -253,7 +257,7 @@ def _suggested_names(known: list[str]) -> str:
 def _load(
     source_path: Path,
     given: list[McpSource | CallableSource],
-    policy: ExecutionPolicy | None,
+    execution: ExecutionPolicy | None,
     encoder: TextEncoder | None,
     hybrid: HybridPolicy | None,
     rebuild: bool,
@@ -294,9 +298,9 @@ def _load(
             )
     # A listing time ahead of this clock (another clock, or one set back) cannot be trusted to
     # make the catalog young: it then counts as of any age, and every call lists again.
-    now = (policy if policy is not None else ExecutionPolicy()).clock()
+    now = (execution if execution is not None else ExecutionPolicy()).clock()
     loaded_at = header.listed_at if header.listed_at <= now else -math.inf
-    build = _Build(given, policy, semantic_encoder, hybrid, loaded_at)
+    build = _Build(given, execution, semantic_encoder, hybrid, loaded_at)
     if problem is not None:
         if not rebuild:
             raise SnapshotError(
@@ -318,7 +322,7 @@ class _Build:
     """What every router a snapshot gives is built with, besides its catalog."""
 
     sources: list[McpSource | CallableSource]
-    policy: ExecutionPolicy | None
+    execution: ExecutionPolicy | None
     encoder: TextEncoder | None
     hybrid: HybridPolicy | None
     loaded_at: float
@@ -340,7 +344,7 @@ def _restored(
     return SchemaRouter(
         catalog,
         sources=build.sources,
-        policy=build.policy,
+        execution=build.execution,
         semantic=build.encoder,
         hybrid=build.hybrid,
         index=index,
@@ -354,7 +358,7 @@ def _built(catalog: Catalog, build: _Build) -> SchemaRouter:
     router = SchemaRouter(
         catalog,
         sources=build.sources,
-        policy=build.policy,
+        execution=build.execution,
         semantic=build.encoder,
         hybrid=build.hybrid,
         loaded_at=build.loaded_at,
