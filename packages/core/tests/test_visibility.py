@@ -213,7 +213,7 @@ def test_a_single_string_rule_is_refused() -> None:
 def test_a_router_failure_is_a_routing_error() -> None:
     class Broken(SchemaRouter):
         @property
-        def index(self):  # type: ignore[override]
+        def retriever(self):  # type: ignore[override]
             raise RuntimeError("index is gone")
 
     with pytest.raises(RoutingError):

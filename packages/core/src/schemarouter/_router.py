@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -31,6 +30,7 @@ from .retrieval._hybrid import HybridPolicy, HybridRetriever
 from .retrieval._index import LexicalIndex
 from .retrieval._offer import LexicalGate
 from .retrieval._results import Retrieval
+from .retrieval._retrievers import Retrievers
 from .retrieval._semantic import SemanticIndex, TextEncoder, WordLlamaEncoder
 
 __all__ = ["SchemaRouter"]
@@ -66,23 +66,11 @@ class SchemaRouter:
         what `with_semantic` reuses. `loaded_at` is when the catalog was listed, by the execution
         policy's clock (default: now). Anything built for another catalog or encoder is a `UserError`."""
         execution = renamed("SchemaRouter", "policy", "execution", policy, execution)
-        if index is not None and index.catalog is not catalog:
-            raise UserError("index was built for another catalog")
-        if semantic_index is not None and (
-            semantic_index.catalog is not catalog
-            or semantic is None
-            or semantic_index.encoder is not semantic
-        ):
-            raise UserError("semantic_index was built for another catalog or encoder than this router's")
         self._catalog = catalog
-        self._encoder = semantic
-        self._hybrid_policy = hybrid
-        self._semantic_index = semantic_index
-        self._hybrid: HybridRetriever | None = None
+        self._retrieval = Retrievers(
+            catalog, encoder=semantic, hybrid=hybrid, index=index, semantic_index=semantic_index
+        )
         self._sources: dict[str, McpSource | CallableSource] = {s.name: s for s in sources}
-        self._index = index
-        self._gate: LexicalGate | None = None
-        self._lock = threading.Lock()
         self._policy = execution if execution is not None else ExecutionPolicy()
         self._catalog_loaded_at = self._policy.clock() if loaded_at is None else loaded_at
 
@@ -223,13 +211,7 @@ class SchemaRouter:
     @property
     def index(self) -> LexicalIndex:
         """The lexical index of the catalog (built on first use; the catalog never changes)."""
-        index = self._index
-        if index is None:
-            with self._lock:
-                index = self._index
-                if index is None:
-                    index = self._index = LexicalIndex(self._catalog)
-        return index
+        return self._retrieval.index
 
     # -- hybrid retrieval (see docs/hybrid.md) --------------------------------------------------
 
@@ -249,16 +231,18 @@ class SchemaRouter:
         Tool vectors are computed here, so a missing extra or a broken encoder fails now, at setup.
         """
         hybrid = renamed("SchemaRouter.with_semantic", "policy", "hybrid", policy, hybrid)
-        same = encoder is None and self._encoder is not None  # its tool vectors are reused
-        current = self.retriever if same else None
+        retrieval = self._retrieval
+        same = encoder is None and retrieval.encoder is not None  # its tool vectors are reused
+        if same:
+            self.retriever  # noqa: B018 - computes the tool vectors handed on below
         router = SchemaRouter(
             self._catalog,
             sources=self._sources.values(),
             execution=self._policy,
-            semantic=encoder if encoder is not None else (self._encoder or WordLlamaEncoder()),
-            hybrid=hybrid if hybrid is not None else self._hybrid_policy,
-            index=self._index,
-            semantic_index=current.semantic if isinstance(current, HybridRetriever) else None,
+            semantic=encoder if encoder is not None else (retrieval.encoder or WordLlamaEncoder()),
+            hybrid=hybrid if hybrid is not None else retrieval.hybrid,
+            index=retrieval.built_index,
+            semantic_index=retrieval.built_semantic_index if same else None,
             loaded_at=self._catalog_loaded_at,
         )
         router.retriever  # noqa: B018 - build the tool vectors eagerly
@@ -267,30 +251,13 @@ class SchemaRouter:
     @property
     def mode(self) -> Literal["lexical", "hybrid"]:
         """`hybrid` when a semantic encoder is fused with the lexical index."""
-        return "lexical" if self._encoder is None else "hybrid"
+        return self._retrieval.mode
 
     @property
     def retriever(self) -> LexicalGate | HybridRetriever:
         """What `retrieve` ranks with: the lexical index through the no-route gate, or the
         hybrid over it and the encoder (each made once, on first use)."""
-        lexical = self._gate
-        if lexical is None:
-            index = self.index
-            with self._lock:
-                lexical = self._gate
-                if lexical is None:
-                    lexical = self._gate = LexicalGate(index)
-        encoder = self._encoder
-        if encoder is None:
-            return lexical
-        hybrid = self._hybrid
-        if hybrid is None:
-            with self._lock:
-                hybrid = self._hybrid
-                if hybrid is None:
-                    semantic = self._semantic_index or SemanticIndex(self._catalog, encoder)
-                    hybrid = self._hybrid = HybridRetriever(lexical, semantic, self._hybrid_policy)
-        return hybrid
+        return self._retrieval.retriever
 
     # -- retrieval ----------------------------------------------------------------------------
 
