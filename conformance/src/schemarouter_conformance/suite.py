@@ -31,6 +31,7 @@ from ._find_tools_tests import FindToolsTests
 from ._fixture import read_call_log, stdio_command
 from ._guard import GUARD_TEST, STANDARD_TESTS, required_capabilities, weakened_standard_tests
 from ._harness import ConformanceRun, FixtureEndpoint
+from ._native_tests import NativeTests
 from ._servers import http_fixture_server
 from ._state_tests import StateTests
 from ._visibility_tests import VisibilityTests
@@ -49,7 +50,9 @@ def _check_discovery_log(call_log: Path) -> None:
         raise ConformanceSetupError(f"loading the fixture catalog ran tool bodies: {calls}")
 
 
-class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, ConversationTests, StateTests):
+class AdapterConformanceSuite(
+    VisibilityTests, BoundaryTests, FindToolsTests, ConversationTests, StateTests, NativeTests
+):
     """Base class of an adapter's conformance tests. Configure it with class attributes.
 
     - `driver_factory` (required): a zero-argument callable returning your `AdapterDriver`
@@ -116,6 +119,11 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, Co
         name = request.function.__name__
         needed = required_capabilities(request.function)
         for capability in needed:
+            if capability == "native_mode" and not conformance_driver.capabilities.native_mode:
+                pytest.skip(
+                    f"driver {conformance_driver.name!r} has no native mode (capabilities.native_mode=()): "
+                    f"{name} runs the adapter's prompt-cache-keeping mode"
+                )
             if not getattr(conformance_driver.capabilities, capability):
                 pytest.skip(
                     f"driver {conformance_driver.name!r} declares capabilities.{capability}=False; "
@@ -126,6 +134,12 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, Co
                 f"driver {type(conformance_driver).__name__} has no call_find_tools, which {name} needs. "
                 "Fix: implement conversation mode in the driver (docs/adapters.md, Conversations), or "
                 "declare DriverCapabilities(conversations=False) to skip the conversation tests visibly"
+            )
+        if "native_mode" in needed and not hasattr(conformance_driver, "native_turn"):
+            pytest.fail(
+                f"driver {type(conformance_driver).__name__} declares capabilities.native_mode but has no "
+                f"native_turn, which {name} needs. Fix: implement native_turn (docs/adapters.md, Native "
+                "mode), or leave capabilities.native_mode empty to skip the native-mode tests visibly"
             )
         reason = type(self).known_failures.get(name) if name in STANDARD_TESTS else None
         if reason is not None:
