@@ -17,7 +17,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.tools import DeferredToolRequests, ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 
-from schemarouter_pydantic_ai import PydanticAIRouter
+from schemarouter_pydantic_ai import NativeRoutedTools
 
 from .._driver import NativeApi, NativeProvider
 from ._pydantic_ai_harness import RunDeps, guardrail_hooks
@@ -53,15 +53,15 @@ def provider_model(provider: NativeProvider) -> Model:
 
 
 def native_agent(
-    router: PydanticAIRouter,
+    native: NativeRoutedTools,
     toolset: AbstractToolset[Any],
     *,
     approval_required: Collection[str],
     trip_value: str,
-    source: str | None = None,
 ) -> Agent[RunDeps, str | DeferredToolRequests]:
-    """An agent in native mode: `router.native_tools()` over the unwrapped toolset, whose listed
-    tools need PydanticAI's approval, plus the guardrail hooks. No model: each turn passes one."""
+    """An agent in native mode: the `native` capability (`router.native_tools()`) over the
+    unwrapped toolset, whose listed tools need PydanticAI's approval, plus the guardrail hooks.
+    No model: each turn passes one."""
     needs = frozenset(approval_required)
 
     def approval(ctx: RunContext[Any], tool_def: ToolDefinition, args: dict[str, Any]) -> bool:
@@ -72,5 +72,5 @@ def native_agent(
         deps_type=RunDeps,
         output_type=[str, DeferredToolRequests],
         toolsets=[toolset.approval_required(approval)],
-        capabilities=[router.native_tools(source=source), guardrail_hooks(trip_value)],
+        capabilities=[native, guardrail_hooks(trip_value)],
     )

@@ -28,7 +28,7 @@ from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDef
 from pydantic_ai.usage import RunUsage
 
 from schemarouter.visibility import FIND_TOOLS
-from schemarouter_pydantic_ai import PydanticAIRouter, RoutingUnavailableError
+from schemarouter_pydantic_ai import NativeRoutedTools, PydanticAIRouter, RoutingUnavailableError
 
 from .. import (
     CallReport,
@@ -151,11 +151,10 @@ class PydanticAIDriver:
         router = PydanticAIRouter(scenario.visibility, sessions=scenario.conversations)
         if scenario.native:
             native = native_agent(
-                router,
+                self.native_capability(router, source.source_name),
                 toolset,
                 approval_required=scenario.approval_required,
                 trip_value=scenario.guardrail_trip_value,
-                source=source.source_name,
             )
             return BuiltAgent(native, toolset, router, scenario)
         agent = build_agent(
@@ -167,6 +166,10 @@ class PydanticAIDriver:
             source=source.source_name,
         )
         return BuiltAgent(agent, toolset, router, scenario)
+
+    def native_capability(self, router: PydanticAIRouter, source: str) -> NativeRoutedTools:
+        """The native-mode capability a `Scenario.native` agent carries: `router.native_tools()`."""
+        return router.native_tools(source=source)
 
     async def offered_tools(self, agent: BuiltAgent, request: RunRequest) -> OfferedTools:
         offered: list[ToolDefinition] = []
