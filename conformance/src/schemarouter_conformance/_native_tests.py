@@ -18,7 +18,7 @@ from collections.abc import Hashable
 from schemarouter import AllowSetProvider
 from schemarouter.testing import RaisingVisibility
 
-from ._driver import RunRequest
+from ._driver import OfferedTools, RunRequest
 from ._expect import case_where, difference, fail_if, in_words, routed_in
 from ._fixture import DESTRUCTIVE_TOOLS, READ_ONLY_TOOLS
 from ._guard import needs
@@ -366,12 +366,7 @@ class NativeTests:
                         if conversation.ran:
                             problems.append(f"{api}, {what}: tool bodies ran {conversation.ran}")
                         report = conversation.reports[0]
-                        logged = [
-                            record
-                            for record in run.caplog.records[mark:]
-                            if record.name.startswith("schemarouter") and record.levelno >= 30
-                        ]
-                        if not report.failure and not logged:
+                        if not run.routing_failure_seen(OfferedTools((), report.failure), mark):
                             problems.append(
                                 f"{api}, {what}: the routing failure was not visible (no "
                                 "NativeTurnReport.failure, no schemarouter* warning)"

@@ -50,6 +50,15 @@ def _check_discovery_log(call_log: Path) -> None:
         raise ConformanceSetupError(f"loading the fixture catalog ran tool bodies: {calls}")
 
 
+def _over_http_only(suite: object, request: pytest.FixtureRequest, driver: AdapterDriver) -> bool:
+    """Native-mode tests run over one transport: http, when the class and the driver run it."""
+    return (
+        "native_mode" in required_capabilities(request.function)
+        and "http" in getattr(suite, "transports", ())
+        and driver.capabilities.http_transport
+    )
+
+
 class AdapterConformanceSuite(
     VisibilityTests, BoundaryTests, FindToolsTests, ConversationTests, StateTests, NativeTests
 ):
@@ -58,7 +67,8 @@ class AdapterConformanceSuite(
     - `driver_factory` (required): a zero-argument callable returning your `AdapterDriver`
       (usually the driver class). Or override the `conformance_driver` fixture.
     - `transports`: fixture transports to run every transport-bound test over (the tests of
-      a transport left out are still collected, and skipped with the reason).
+      a transport left out are still collected, and skipped with the reason). The native-mode
+      tests run over http alone when it is among them, and over stdio otherwise.
     - `k`: the allow-set size of the suite's `Visibility`.
     - `scenario_options`: passed to the driver as `Scenario.options` (driver-specific knobs).
     - `concurrent_runs`: runs in flight at once in the concurrency test (at least 20).
@@ -184,6 +194,11 @@ class AdapterConformanceSuite(
             pytest.skip(
                 f"driver {conformance_driver.name!r} declares capabilities.http_transport=False; "
                 f"{name}[http] needs it"
+            )
+        if conformance_transport == "stdio" and _over_http_only(self, request, conformance_driver):
+            pytest.skip(
+                f"{name} runs over http only: it tests what the model provider is sent, and tests 1 "
+                "to 24 cover both fixture transports"
             )
         endpoint: FixtureEndpoint = request.getfixturevalue("conformance_endpoint")
         if endpoint.shared_call_log is not None:
