@@ -52,18 +52,25 @@ def test_the_guide_adapter_is_in_the_frameworks_hooks_not_the_driver(guide_block
 
 
 def test_the_guide_example_passes_the_suite(guide_blocks: dict[str, str], inner_run: Any) -> None:
-    """The toy adapter has no conversation mode: it declares so, and those tests skip, visibly."""
+    """The toy adapter has no conversation mode and no native mode: it declares the first, leaves
+    the second out, and the tests of both skip, visibly, with the reason."""
     reports = inner_run(guide_blocks, "-k", "not stdio", "-ra")
     outcomes = {name: report.outcome for name, report in reports.items()}
     failures = "\n".join(r.longreprtext for r in reports.values() if r.failed)
-    conversations = [
-        name
-        for name in STANDARD_TESTS
-        if "conversations" in required_capabilities(getattr(AdapterConformanceSuite, name))
-    ]
-    assert len(conversations) == 11
+
+    def needing(capability: str) -> list[str]:
+        return [
+            name
+            for name in STANDARD_TESTS
+            if capability in required_capabilities(getattr(AdapterConformanceSuite, name))
+        ]
+
+    conversations, native = needing("conversations"), needing("native_mode")
+    assert (len(conversations), len(native)) == (11, 5)
     expected = dict.fromkeys([*STANDARD_TESTS, "test_no_standard_test_weakened"], "passed")
-    assert outcomes == {**expected, **dict.fromkeys(conversations, "skipped")}, failures
+    assert outcomes == {**expected, **dict.fromkeys([*conversations, *native], "skipped")}, failures
+    for name in native:
+        assert "has no native mode" in str(reports[name].longrepr), reports[name].longrepr
 
 
 @pytest.mark.parametrize("doc", [GUIDE, README], ids=["guide", "readme"])

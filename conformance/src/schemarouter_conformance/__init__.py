@@ -52,6 +52,7 @@ if "pytest" in sys.modules:
         f"{__name__}._find_tools_tests",
         f"{__name__}._conversation_tests",
         f"{__name__}._state_tests",
+        f"{__name__}._native_tests",
         f"{__name__}._expect",
     )
 

@@ -3,7 +3,10 @@
 The suite builds a `Scenario` (a catalog source, an allow-set provider, which tools need
 approval, one input and one output guardrail, and, for the conversation tests, the session
 limits of conversation mode) and asks the driver to express it with the framework's *own*
-mechanisms, then to run single turns with the framework's offline model.
+mechanisms, then to run single turns with the framework's offline model. In native mode
+(`Scenario.native`, the native-mode tests) the turns run through the framework's real provider
+model class instead, its SDK client pointed at the suite's recording fake provider
+(`NativeProvider`), so the suite reads the requests as the provider would receive them.
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ __all__ = [
     "DriverCapabilities",
     "FindToolsReport",
     "FixtureSource",
+    "NativeApi",
+    "NativeDriver",
+    "NativeProvider",
+    "NativeTurnReport",
     "OfferedTool",
     "OfferedTools",
     "RunRequest",
@@ -46,6 +53,10 @@ CallOutcome = Literal[
 - `refused_hidden`: the tool was not visible for this request, so the call was refused;
 - `error`: anything else (the report's `detail` says what).
 """
+
+NativeApi = Literal["responses", "messages"]
+"""A provider API whose deferred tool loading native mode relies on: OpenAI Responses
+(`responses`) or Anthropic Messages (`messages`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +106,10 @@ class Scenario:
     conversations: SessionLimits | None = None
     """When set, build the agent in conversation mode with these limits (the adapter's
     `sessions=` argument): one `RoutingSession` per conversation, find-tools offered first."""
+    native: bool = False
+    """When True, build the agent in the adapter's native mode (the `tools` array fixed for the
+    conversation, routed tools deferred and revealed): the native-mode tests run its turns with
+    `AdapterDriver.native_turn`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +172,32 @@ class DriverCapabilities:
     """The driver can read and replace a conversation's saved state where the framework keeps it
     (`conversation_state`, `replace_conversation_state`), so the suite can edit it as an attacker
     with write access to stored run state would."""
+    native_mode: tuple[NativeApi, ...] = ()
+    """The provider APIs the adapter's native mode runs with, through the framework's real model
+    class (`Scenario.native`, `native_turn`); empty: the adapter has no native mode, and the
+    native-mode tests are skipped, with that reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class NativeProvider:
+    """Where a native-mode turn's model requests go: the suite's recording fake provider."""
+
+    api: NativeApi
+    base_url: str
+    """The `base_url` of the provider SDK's client (OpenAI's for `responses`, Anthropic's for
+    `messages`); the server is on 127.0.0.1 and takes any API key."""
+
+
+@dataclass(frozen=True, slots=True)
+class NativeTurnReport:
+    """The outcome of one native-mode turn (`AdapterDriver.native_turn`)."""
+
+    output: str | None
+    """The model's final text, or None when the turn did not finish."""
+    failure: str | None = None
+    """A routing failure the adapter surfaced (raised or logged), if any."""
+    detail: str = ""
+    """Why the turn did not finish (the error the run raised), when `output` is None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,4 +271,20 @@ class AdapterDriver(Protocol):
 
     async def close(self, agent: Any) -> None:
         """Release what `build` opened (connections, subprocesses)."""
+        ...
+
+
+@runtime_checkable
+class NativeDriver(AdapterDriver, Protocol):
+    """A driver of an adapter with a native mode (`DriverCapabilities.native_mode`): the
+    native-mode tests build its agent with `Scenario.native` and run turns with `native_turn`."""
+
+    async def native_turn(
+        self, agent: Any, request: RunRequest, provider: NativeProvider
+    ) -> NativeTurnReport:
+        """Run one turn of `request.conversation` on an agent built with `Scenario.native`, with
+        the framework's real model class for `provider.api` (its SDK client at
+        `provider.base_url`, no retries), after the conversation's earlier turns (their messages
+        carried over, as a user carries a conversation's history); report the model's final
+        text. Needed with `capabilities.native_mode`."""
         ...

@@ -65,6 +65,11 @@ STANDARD_TESTS: tuple[str, ...] = (
     "test_stored_state_cannot_grant_a_tool",
     "test_relabelled_state_is_refused",
     "test_find_tools_limit_holds_per_turn",
+    "test_native_tools_array_stays_fixed",
+    "test_native_hidden_tools_are_never_sent",
+    "test_native_pinned_tools_are_loaded",
+    "test_native_search_reaches_a_tool_needed_later",
+    "test_native_routing_failure_reveals_nothing",
 )
 """Every standard test of `AdapterConformanceSuite`, in the order the docs list them."""
 

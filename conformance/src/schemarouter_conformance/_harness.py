@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Hash
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pytest
 
@@ -26,6 +26,9 @@ from ._driver import (
     CallReport,
     FindToolsReport,
     FixtureSource,
+    NativeDriver,
+    NativeProvider,
+    NativeTurnReport,
     OfferedTools,
     RunRequest,
     Scenario,
@@ -121,6 +124,7 @@ class ConformanceRun:
         *,
         approval_required: Collection[str] = DESTRUCTIVE_TOOLS,
         conversations: SessionLimits | None = None,
+        native: bool = False,
     ) -> Scenario:
         return Scenario(
             source=self.source,
@@ -129,6 +133,7 @@ class ConformanceRun:
             guardrail_trip_value=GUARDRAIL_TRIP_VALUE,
             options=dict(self.options),
             conversations=conversations,
+            native=native,
         )
 
     def expected(self, query: str, visibility: Visibility | None = None) -> AllowSet:
@@ -217,6 +222,14 @@ class ConformanceRun:
                 f"driver.call_find_tools() reported offered_next as {type(report.offered_next).__name__}, "
                 "expected OfferedTools (what the model was offered on the step after find-tools)"
             )
+        return report
+
+    async def native_turn(
+        self, agent: Any, request: RunRequest, provider: NativeProvider
+    ) -> NativeTurnReport:
+        driver = cast("NativeDriver", self.driver)
+        report = await _settle(driver.native_turn(agent, request, provider))
+        _expect_type(report, NativeTurnReport, "native_turn")
         return report
 
     async def native(self, agent: Any, request: RunRequest) -> Sequence[Any]:

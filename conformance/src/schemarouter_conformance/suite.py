@@ -31,6 +31,7 @@ from ._find_tools_tests import FindToolsTests
 from ._fixture import read_call_log, stdio_command
 from ._guard import GUARD_TEST, STANDARD_TESTS, required_capabilities, weakened_standard_tests
 from ._harness import ConformanceRun, FixtureEndpoint
+from ._native_tests import NativeTests
 from ._servers import http_fixture_server
 from ._state_tests import StateTests
 from ._visibility_tests import VisibilityTests
@@ -49,13 +50,25 @@ def _check_discovery_log(call_log: Path) -> None:
         raise ConformanceSetupError(f"loading the fixture catalog ran tool bodies: {calls}")
 
 
-class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, ConversationTests, StateTests):
+def _over_http_only(suite: object, request: pytest.FixtureRequest, driver: AdapterDriver) -> bool:
+    """Native-mode tests run over one transport: http, when the class and the driver run it."""
+    return (
+        "native_mode" in required_capabilities(request.function)
+        and "http" in getattr(suite, "transports", ())
+        and driver.capabilities.http_transport
+    )
+
+
+class AdapterConformanceSuite(
+    VisibilityTests, BoundaryTests, FindToolsTests, ConversationTests, StateTests, NativeTests
+):
     """Base class of an adapter's conformance tests. Configure it with class attributes.
 
     - `driver_factory` (required): a zero-argument callable returning your `AdapterDriver`
       (usually the driver class). Or override the `conformance_driver` fixture.
     - `transports`: fixture transports to run every transport-bound test over (the tests of
-      a transport left out are still collected, and skipped with the reason).
+      a transport left out are still collected, and skipped with the reason). The native-mode
+      tests run over http alone when it is among them, and over stdio otherwise.
     - `k`: the allow-set size of the suite's `Visibility`.
     - `scenario_options`: passed to the driver as `Scenario.options` (driver-specific knobs).
     - `concurrent_runs`: runs in flight at once in the concurrency test (at least 20).
@@ -116,6 +129,11 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, Co
         name = request.function.__name__
         needed = required_capabilities(request.function)
         for capability in needed:
+            if capability == "native_mode" and not conformance_driver.capabilities.native_mode:
+                pytest.skip(
+                    f"driver {conformance_driver.name!r} has no native mode (capabilities.native_mode=()): "
+                    f"{name} runs the adapter's prompt-cache-keeping mode"
+                )
             if not getattr(conformance_driver.capabilities, capability):
                 pytest.skip(
                     f"driver {conformance_driver.name!r} declares capabilities.{capability}=False; "
@@ -126,6 +144,12 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, Co
                 f"driver {type(conformance_driver).__name__} has no call_find_tools, which {name} needs. "
                 "Fix: implement conversation mode in the driver (docs/adapters.md, Conversations), or "
                 "declare DriverCapabilities(conversations=False) to skip the conversation tests visibly"
+            )
+        if "native_mode" in needed and not hasattr(conformance_driver, "native_turn"):
+            pytest.fail(
+                f"driver {type(conformance_driver).__name__} declares capabilities.native_mode but has no "
+                f"native_turn, which {name} needs. Fix: implement native_turn (docs/adapters.md, Native "
+                "mode), or leave capabilities.native_mode empty to skip the native-mode tests visibly"
             )
         reason = type(self).known_failures.get(name) if name in STANDARD_TESTS else None
         if reason is not None:
@@ -170,6 +194,11 @@ class AdapterConformanceSuite(VisibilityTests, BoundaryTests, FindToolsTests, Co
             pytest.skip(
                 f"driver {conformance_driver.name!r} declares capabilities.http_transport=False; "
                 f"{name}[http] needs it"
+            )
+        if conformance_transport == "stdio" and _over_http_only(self, request, conformance_driver):
+            pytest.skip(
+                f"{name} runs over http only: it tests what the model provider is sent, and tests 1 "
+                "to 24 cover both fixture transports"
             )
         endpoint: FixtureEndpoint = request.getfixturevalue("conformance_endpoint")
         if endpoint.shared_call_log is not None:

@@ -6,7 +6,9 @@ through `.approval_required()`, guardrails as `Hooks` (`before_tool_execute` /
 `after_tool_execute`), and `FunctionModel` scripts as the offline model. In conversation mode it
 keeps one deps object per conversation, as a user would, and passes it to every run of that
 conversation (and to the run that resumes after an approval): the conversation's routing state
-lives there.
+lives there. In native mode (`Scenario.native`) the agent carries `router.native_tools()` and
+each native turn runs PydanticAI's real OpenAI Responses or Anthropic model class against the
+suite's fake provider, the conversation's messages carried from turn to turn.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDef
 from pydantic_ai.usage import RunUsage
 
 from schemarouter.visibility import FIND_TOOLS
-from schemarouter_pydantic_ai import PydanticAIRouter, RoutingUnavailableError
+from schemarouter_pydantic_ai import NativeRoutedTools, PydanticAIRouter, RoutingUnavailableError
 
 from .. import (
     CallReport,
     DriverCapabilities,
     FindToolsReport,
+    NativeProvider,
+    NativeTurnReport,
     OfferedTool,
     OfferedTools,
     RoutingHook,
@@ -49,6 +53,7 @@ from ._pydantic_ai_harness import (
     fixture_toolset,
     offer_turn,
 )
+from ._pydantic_ai_native import native_agent, native_apis, provider_model
 
 __all__ = ["BuiltAgent", "PydanticAIDriver"]
 
@@ -65,6 +70,8 @@ class BuiltAgent:
     scenario: Scenario
     conversations: dict[str, RunDeps] = field(default_factory=dict[str, RunDeps])
     """The deps of each conversation, kept from run to run (they carry its routing state)."""
+    histories: dict[str, list[ModelMessage]] = field(default_factory=dict[str, list[ModelMessage]])
+    """Native mode: the messages of each conversation so far, passed to its next turn."""
 
 
 @dataclass(frozen=True)
@@ -120,11 +127,13 @@ class PydanticAIDriver:
 
     `Scenario.options` understood: `layout` (`"toolset"`, `"approval_outside"` or
     `"capability"`; see `build_agent`) and `cache_tools` (default True). `Scenario.conversations`
-    builds the router in conversation mode (`PydanticAIRouter(..., sessions=...)`).
+    builds the router in conversation mode (`PydanticAIRouter(..., sessions=...)`);
+    `Scenario.native` builds the agent in native mode (`router.native_tools()`), whose turns run
+    with the model class of each provider API whose SDK is installed.
     """
 
     name = "pydantic-ai"
-    capabilities = DriverCapabilities(state_access=True)
+    capabilities = DriverCapabilities(state_access=True, native_mode=native_apis())
 
     def __init__(self, layout: Layout = "toolset") -> None:
         self.layout: Layout = layout
@@ -140,6 +149,14 @@ class PydanticAIDriver:
         )
         await toolset.__aenter__()
         router = PydanticAIRouter(scenario.visibility, sessions=scenario.conversations)
+        if scenario.native:
+            native = native_agent(
+                self.native_capability(router, source.source_name),
+                toolset,
+                approval_required=scenario.approval_required,
+                trip_value=scenario.guardrail_trip_value,
+            )
+            return BuiltAgent(native, toolset, router, scenario)
         agent = build_agent(
             router,
             toolset,
@@ -149,6 +166,10 @@ class PydanticAIDriver:
             source=source.source_name,
         )
         return BuiltAgent(agent, toolset, router, scenario)
+
+    def native_capability(self, router: PydanticAIRouter, source: str) -> NativeRoutedTools:
+        """The native-mode capability a `Scenario.native` agent carries: `router.native_tools()`."""
+        return router.native_tools(source=source)
 
     async def offered_tools(self, agent: BuiltAgent, request: RunRequest) -> OfferedTools:
         offered: list[ToolDefinition] = []
@@ -257,6 +278,33 @@ class PydanticAIDriver:
         if text.startswith("Unknown tool name"):
             return FindToolsReport(text, offered_next, "refused_hidden", text)
         return FindToolsReport(text, offered_next, "error", text)
+
+    async def native_turn(
+        self, agent: BuiltAgent, request: RunRequest, provider: NativeProvider
+    ) -> NativeTurnReport:
+        """One turn of `request.conversation` with the provider's model class, after its history."""
+        conversation = request.conversation or ""
+        history = agent.histories.get(conversation, [])
+        failure: str | None = None
+        with _captured_failures() as captured:
+            try:
+                result = await agent.agent.run(
+                    request.query if request.query is not None else "a run without a routing request",
+                    deps=_deps(request),
+                    model=provider_model(provider),
+                    message_history=history,
+                )
+            except RoutingUnavailableError as exc:
+                return NativeTurnReport(None, str(exc), f"{type(exc).__name__}: {exc}")
+            except Exception as exc:
+                failure = captured.messages[0] if captured.messages else None
+                return NativeTurnReport(None, failure, f"{type(exc).__name__}: {exc}")
+        agent.histories[conversation] = result.all_messages()
+        failure = captured.messages[0] if captured.messages else None
+        output = result.output
+        if isinstance(output, DeferredToolRequests):
+            return NativeTurnReport(None, failure, f"the run paused for {len(output.approvals)} approval(s)")
+        return NativeTurnReport(output, failure)
 
     async def native_tools(self, agent: BuiltAgent, request: RunRequest) -> Sequence[Any]:
         return await offer_turn(agent.agent, _run_deps(agent, request))
