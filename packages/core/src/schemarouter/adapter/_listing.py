@@ -251,9 +251,13 @@ class ListedTools(ContractChecks):
 
     # -- why a tool stays hidden ------------------------------------------------------------------
 
-    def warn_hidden(self, allow: AllowSet, match: ToolMatch, *, served_by_mcp: bool = False) -> None:
+    def warn_hidden(
+        self, allow: AllowSet, match: ToolMatch, *, served_by_mcp: bool = False, kind: str = "tool"
+    ) -> None:
         """Name a hidden tool once per catalog version when the catalog cannot match it: its name
-        is ambiguous (and `allow` routed it), or the catalog lacks it. Silent otherwise."""
+        is ambiguous (and `allow` routed it), or the catalog lacks it. Silent otherwise. `kind`
+        names what the tool is in the adapter's terms ("handoff"); `served_by_mcp` gives the
+        advice for a tool an MCP server lists live."""
         catalog = self.catalog
         if catalog is None:
             return
@@ -270,9 +274,9 @@ class ListedTools(ContractChecks):
             return
         if match.route in catalog if match.route is not None else match.routes:
             return
-        self._warn_unlisted(catalog, match, served_by_mcp)
+        self._warn_unlisted(catalog, match, served_by_mcp, kind)
 
-    def _warn_unlisted(self, catalog: Catalog, match: ToolMatch, served_by_mcp: bool) -> None:
+    def _warn_unlisted(self, catalog: Catalog, match: ToolMatch, served_by_mcp: bool, kind: str) -> None:
         name, route = match.name, match.route
         where = f"route {route}" if route is not None else f"tool named {name!r}"
         key = ("unlisted", catalog.version, route, name)
@@ -283,10 +287,11 @@ class ListedTools(ContractChecks):
         if skipped is not None:
             self.warn_once(
                 key,
-                "tool %r is not in the router's catalog (no %s), so it stays hidden: the catalog skipped "
+                "%s %r is not in the router's catalog (no %s), so it stays hidden: the catalog skipped "
                 "it when it was built (source %r, %s: %s; see catalog.skipped). Fix the tool where it is "
                 "defined (its server, for an MCP tool) or the catalog's CatalogLimits, as the reason "
                 "says, then rebuild the catalog.",
+                kind,
                 name,
                 where,
                 skipped.source,
@@ -298,7 +303,7 @@ class ListedTools(ContractChecks):
         self.warn_once(
             key,
             "%s %r is not in the router's catalog (no %s), so it stays hidden. %s",
-            "MCP tool" if mcp else "tool",
+            "MCP tool" if mcp else kind,
             name,
             where,
             self.advice.unlisted_mcp if mcp else self.advice.unlisted,
