@@ -81,7 +81,7 @@ class TurnRouting:
 
     def match(self, name: str, route: str | None = None) -> ToolMatch | None:
         """The tool `name` (served as `route`, when known) as the catalog knows it; None on a failure."""
-        return self.step.listing.match(name, route=route) if self.step is not None else None
+        return self.step.match(name, route=route) if self.step is not None else None
 
     def routed(self, name: str, route: str | None = None) -> bool:
         """Did the allow-set route this tool (by `route` when known, else by `name`)?"""
@@ -257,7 +257,7 @@ class TurnRouter:
         step = self.listing.step(allow_set, self.always_visible)
 
         def permit(name: str, route: str | None) -> bool:
-            return step.permits(self.listing.match(name, route=route))
+            return step.permits(step.match(name, route=route))
 
         return TurnRouting(
             frozenset(step.order),
@@ -294,11 +294,12 @@ class TurnRouter:
         """Is the tool `name` with `metadata` visible this turn? Its route (when its metadata
         records one), else its name, must be visible, and a tool converted by `McpToolkit` must
         still be the contract the allow-set routed."""
-        step, match = routing.step, routing.match(name, route_of(metadata))
-        if step is None or match is None:
+        step, route = routing.step, route_of(metadata)
+        if step is None or step.passed_over(name, route=route):
             return False
+        match = step.match(name, route=route)
         if not step.shows(match):
-            self.listing.warn_hidden(step.allow_set, match)
+            step.warn_hidden(match)
             return False
         fingerprint = (metadata or {}).get(FINGERPRINT_METADATA_KEY)
         if not step.routed(match) or not isinstance(fingerprint, str):

@@ -244,3 +244,18 @@ def test_a_provider_without_a_catalog_shows_nothing(rules: Rules) -> None:
     assert tools.select(allow, list(allow.names), lambda name: name) == []
     assert tools.select_permitted(allow, list(allow.names), lambda name: name) == []
     assert tools.pinned_routes() == frozenset()
+
+
+def test_passed_over_is_only_a_catalogued_tool_the_step_neither_routes_nor_pins(rules: Rules) -> None:
+    tools = listing(rules)
+    allow = rules.allow_set(WEATHER)
+    step = tools.step(allow, always=["send_email"])
+    unrouted = next(spec.name for spec in APP if spec.name not in allow.names and spec.name != "send_email")
+    assert step.passed_over(unrouted)
+    assert step.passed_over(unrouted, "app")
+    assert not step.passed_over(allow.names[0]), "routed: ask shows"
+    assert not step.passed_over("send_email"), "an always name: ask shows"
+    assert not step.passed_over("audit_log"), "not in the catalog: ask shows, which names it"
+    assert not step.passed_over("delete_record"), "a shared name: ask shows"
+    for name in (unrouted, "audit_log", "delete_record"):
+        assert not step.shows(step.match(name)), "passed over or not, these are hidden"

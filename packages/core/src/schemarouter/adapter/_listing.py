@@ -78,19 +78,52 @@ class ToolMatch:
         return self.route is None and len(self.routes) > 1
 
 
+def _match(catalog: Catalog | None, name: str, source: str | None, route: str | None) -> ToolMatch:
+    if route is None and source is not None:
+        route = make_route(source, name)
+    if route is not None:
+        return ToolMatch(name, route, (route,))
+    routes = tuple(cap.route for cap in catalog.by_name(name)) if catalog is not None else ()
+    return ToolMatch(name, routes[0] if len(routes) == 1 else None, routes)
+
+
 @dataclass(frozen=True, slots=True)
 class ListedStep:
     """One step's view of the listed tools: the allow-set, and the rules asked for its principal.
 
+    `catalog` is the provider's catalog when the step was made (tools are matched against it);
     `always` are the adapter's own always-visible names (shown on every step the rules permit
     them); `order` is what may be shown, by name, in rank order (the allow-set's names, then the
-    permitted `always` names, sorted).
+    permitted `always` names, sorted). Made by `ListedTools.step`.
     """
 
     allow_set: AllowSet
     listing: ListedTools = field(repr=False)
+    catalog: Catalog | None = field(repr=False)
     always: frozenset[str] = frozenset()
     order: tuple[str, ...] = ()
+
+    def match(self, name: str, source: str | None = None, *, route: str | None = None) -> ToolMatch:
+        """The listed tool `name` (served by `source`, or recorded as `route`) as this step's
+        catalog knows it (see `ListedTools.match`)."""
+        return _match(self.catalog, name, source, route)
+
+    def passed_over(self, name: str, source: str | None = None, *, route: str | None = None) -> bool:
+        """Is the tool plainly hidden, with nothing to say? The catalog has it (by route, else as
+        the only tool of its name), the allow-set does not route it and it is no `always` name:
+        most of a long listing, answered without building a `ToolMatch`. False means "ask
+        `shows`", never "shown"."""
+        catalog = self.catalog
+        if catalog is None or name in self.always:
+            return False
+        if route is None and source is not None:
+            route = make_route(source, name)
+        if route is None:
+            named = catalog.by_name(name)
+            if len(named) != 1:
+                return False
+            route = named[0].route
+        return route not in self.allow_set.routes and route in catalog
 
     def routed(self, match: ToolMatch) -> bool:
         """Did the allow-set route this tool (by route when known, else by name)?"""
@@ -126,6 +159,10 @@ class ListedStep:
         order = self.order
         return len(allow_set.names) + (order.index(match.name) if match.name in order else len(order))
 
+    def warn_hidden(self, match: ToolMatch, *, served_by_mcp: bool = False, kind: str = "tool") -> None:
+        """`ListedTools.warn_hidden` for a tool this step hides."""
+        self.listing._warn_hidden(self.catalog, self.allow_set, match, served_by_mcp, kind)  # pyright: ignore[reportPrivateUsage]
+
 
 class ListedTools(ContractChecks):
     """Matches one adapter's listed tools against its provider's allow-sets (thread-safe).
@@ -155,20 +192,14 @@ class ListedTools(ContractChecks):
 
     def match(self, name: str, source: str | None = None, *, route: str | None = None) -> ToolMatch:
         """The listed tool `name` (served by `source`, or recorded as `route`) as the catalog knows it."""
-        if route is None and source is not None:
-            route = make_route(source, name)
-        if route is not None:
-            return ToolMatch(name, route, (route,))
-        catalog = self.catalog
-        routes = tuple(cap.route for cap in catalog.by_name(name)) if catalog is not None else ()
-        return ToolMatch(name, routes[0] if len(routes) == 1 else None, routes)
+        return _match(self.catalog, name, source, route)
 
     def step(self, allow_set: AllowSet, always: Collection[str] = ()) -> ListedStep:
         """This step's view of `allow_set`, with the adapter's own always-visible names."""
-        names = frozenset(always)
-        step = ListedStep(allow_set, self, names)
-        shown = [name for name in sorted(names) if step.permits(self.match(name))]
-        return ListedStep(allow_set, self, names, tuple(dict.fromkeys([*allow_set.names, *shown])))
+        catalog, names = self.catalog, frozenset(always)
+        step = ListedStep(allow_set, self, catalog, names)
+        shown = [name for name in sorted(names) if step.permits(step.match(name))]
+        return ListedStep(allow_set, self, catalog, names, tuple(dict.fromkeys([*allow_set.names, *shown])))
 
     # -- a listing at once ------------------------------------------------------------------------
 
@@ -186,21 +217,21 @@ class ListedTools(ContractChecks):
         Each item is matched by `name_of(item)` (None: hidden) and `source`. An ambiguous name
         (with `shared_names="hide"`) and a name the catalog lacks are hidden and named in a
         WARNING once per catalog version (`served_by_mcp(item)` picks the MCP advice)."""
-        if self.catalog is None:
-            return []  # nothing to match routes against, nor to ask the rules about: fail closed
         step = self.step(allow)
+        if step.catalog is None:
+            return []  # nothing to match routes against, nor to ask the rules about: fail closed
         kept: list[tuple[int, int, T]] = []
         for position, item in enumerate(items):
             name = name_of(item)
             if name is None:
                 continue
-            match = self.match(name, source)
+            if step.passed_over(name, source):
+                continue
+            match = step.match(name, source)
             if step.shows(match):
                 kept.append((step.rank(match), position, item))
             else:
-                self.warn_hidden(
-                    allow, match, served_by_mcp=served_by_mcp is not None and served_by_mcp(item)
-                )
+                step.warn_hidden(match, served_by_mcp=served_by_mcp is not None and served_by_mcp(item))
         kept.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in kept]
 
@@ -221,9 +252,9 @@ class ListedTools(ContractChecks):
             name = name_of(item)
             if name is None:
                 continue
-            match = self.match(name, source)
+            match = _match(catalog, name, source, None)
             if match.route is None or match.route not in catalog:
-                self.warn_hidden(allow, match)
+                self._warn_hidden(catalog, allow, match, False, "tool")
             elif permitted(self.provider, match.route, allow.principal):
                 kept.append((item, match.route))
         return kept
@@ -258,9 +289,13 @@ class ListedTools(ContractChecks):
         is ambiguous (and `allow` routed it), or the catalog lacks it. Silent otherwise. `kind`
         names what the tool is in the adapter's terms ("handoff"); `served_by_mcp` gives the
         advice for a tool an MCP server lists live."""
-        catalog = self.catalog
-        if catalog is None:
-            return
+        self._warn_hidden(self.catalog, allow, match, served_by_mcp, kind)
+
+    def _warn_hidden(
+        self, catalog: Catalog | None, allow: AllowSet, match: ToolMatch, served_by_mcp: bool, kind: str
+    ) -> None:
+        if catalog is None or (match.route is not None and match.route in catalog):
+            return  # the catalog has it: hidden by the allow-set or the rules, which is no news
         if match.ambiguous:
             if self.shared_names == "hide" and match.name in allow.names:
                 self.warn_once(
@@ -271,8 +306,6 @@ class ListedTools(ContractChecks):
                     ", ".join(match.routes),
                     self.advice.ambiguous,
                 )
-            return
-        if match.route in catalog if match.route is not None else match.routes:
             return
         self._warn_unlisted(catalog, match, served_by_mcp, kind)
 
