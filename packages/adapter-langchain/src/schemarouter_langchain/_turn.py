@@ -18,7 +18,6 @@ from schemarouter.adapter import (
     ListedStep,
     OnFailure,
     RunMemo,
-    ToolMatch,
     failure_cause,
     listed_allow_set,
 )
@@ -79,14 +78,10 @@ class TurnRouting:
     """The adapter core's view of this turn's tools (`schemarouter.adapter.ListedStep`), which
     answers `routed`, `allows` and `rank`; None on a failure."""
 
-    def match(self, name: str, route: str | None = None) -> ToolMatch | None:
-        """The tool `name` (served as `route`, when known) as the catalog knows it; None on a failure."""
-        return self.step.match(name, route=route) if self.step is not None else None
-
     def routed(self, name: str, route: str | None = None) -> bool:
         """Did the allow-set route this tool (by `route` when known, else by `name`)?"""
-        match = self.match(name, route)
-        return match is not None and self.step is not None and self.step.routed(match)
+        step = self.step
+        return step is not None and step.routed(step.match(name, route=route))
 
     def allows(self, name: str, route: str | None = None) -> bool:
         """Is a tool called `name` (served as `route`, when known) visible this turn?
@@ -95,13 +90,13 @@ class TurnRouting:
         provider permits them now (`permit`: blocked wins, as in `Visibility`; a rule changed
         since the turn was routed holds at once). On a routing failure nothing is visible.
         """
-        match = self.match(name, route)
-        return match is not None and self.step is not None and self.step.shows(match)
+        step = self.step
+        return step is not None and step.shows(step.match(name, route=route))
 
     def rank(self, name: str, route: str | None = None) -> int:
         """Position of a visible tool: allow-set order (by route when known), then always-visible order."""
-        match = self.match(name, route)
-        return self.step.rank(match) if match is not None and self.step is not None else 0
+        step = self.step
+        return step.rank(step.match(name, route=route)) if step is not None else 0
 
 
 class TurnRouter:

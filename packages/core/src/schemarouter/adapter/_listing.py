@@ -8,17 +8,18 @@ the allow-set speaks of catalog routes. `ListedTools` (one per adapter router) j
 - `step(allow_set)` is one step's view (`ListedStep`): is a tool routed, does the provider's
   rule permit it *now* for the step's principal (asked on every check, never remembered), is it
   shown, and where it ranks (allow-set order, then the adapter's own always-visible names);
+  `passed_over` answers most of a long listing (catalogued, not routed) without building a match;
 - `select` and `select_permitted` pick the shown (or merely permitted) items of a listing, and
   `pinned_routes` the provider's always-visible tools;
 - a tool the catalog lacks, or whose name several catalog routes share with nothing saying which,
   stays hidden with a WARNING once per catalog version and tool, ending in the adapter's own
   advice (`ListingAdvice`); a live MCP tool is shown only while its contract is the catalog's
-  (`contract_matches`, from `schemarouter.visibility.ContractChecks`).
+  (`live_contract_matches`, over `schemarouter.visibility.ContractChecks`).
 
     listing = ListedTools(provider, logger, ListingAdvice(unlisted="Mirror it into the catalog."))
     step = listing.step(allow_set)
     shown = listing.select(allow_set, tools, lambda tool: tool.name, source="local")
-    step.shows(listing.match("get_weather", source="local"))
+    step.shows(step.match("get_weather", source="local"))
 
 Nothing here imports a framework: items are whatever the adapter lists, named by `name_of`.
 """
