@@ -18,10 +18,10 @@ from schemarouter.adapter import (
     ListedStep,
     OnFailure,
     RunMemo,
+    adapter_provider,
     failure_cause,
     listed_allow_set,
 )
-from schemarouter.errors import UserError
 from schemarouter.visibility import (
     RoutingSession,
     SessionKey,
@@ -29,7 +29,6 @@ from schemarouter.visibility import (
     SessionOffer,
     principal_identity,
     request_via,
-    require_provider,
 )
 
 from ._checks import FINGERPRINT_METADATA_KEY, listed_tools, route_of
@@ -133,10 +132,7 @@ class TurnRouter:
         sessions: SessionLimits | None = None,
         session_key: SessionKey | None = None,
     ) -> None:
-        try:
-            provider = require_provider(provider)
-        except UserError as exc:
-            raise AdapterSetupError(str(exc)) from None
+        provider = adapter_provider(provider)
         if isinstance(always_visible, str):
             raise AdapterSetupError("always_visible must be a collection of tool names, not a single string")
         settings = AdapterSettings(

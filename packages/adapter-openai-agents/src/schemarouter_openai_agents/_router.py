@@ -22,12 +22,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from schemarouter import AllowSetProvider, SessionLimits, UserError
-from schemarouter.adapter import AdapterSettings, Decider, Decision, OnFailure
+from schemarouter.adapter import AdapterSettings, Decider, Decision, OnFailure, adapter_provider
 from schemarouter.visibility import (
     FIND_TOOLS,
     SessionKey,
     request_via,
-    require_provider,
 )
 
 from ._checks import CatalogChecks
@@ -129,10 +128,7 @@ class OpenAIAgentsRouter:
         on_failure: OnFailure = "hide",
         max_contexts: int | None = None,
     ) -> None:
-        try:
-            visibility = require_provider(visibility)
-        except UserError as exc:
-            raise AdapterSetupError(str(exc)) from None
+        visibility = adapter_provider(visibility)
         if max_contexts is not None:
             warnings.warn(
                 "OpenAIAgentsRouter(max_contexts=...) is now cache_size=..., as in every adapter "

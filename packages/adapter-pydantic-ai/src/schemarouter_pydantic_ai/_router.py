@@ -22,7 +22,6 @@ from schemarouter import (
     RoutingError,
     RoutingSession,
     SessionLimits,
-    UserError,
 )
 from schemarouter.adapter import (
     AdapterSettings,
@@ -31,6 +30,7 @@ from schemarouter.adapter import (
     FailureCause,
     LiveSession,
     OnFailure,
+    adapter_provider,
     find_tools_call,
 )
 from schemarouter.visibility import (
@@ -39,7 +39,6 @@ from schemarouter.visibility import (
     SessionOffer,
     conversation_via,
     request_via,
-    require_provider,
 )
 
 from ._checks import CatalogChecks
@@ -124,10 +123,7 @@ class PydanticAIRouter:
         session_key: SessionKey | None = None,
         raise_on_failure: bool | None = None,
     ) -> None:
-        try:
-            visibility = require_provider(visibility)
-        except UserError as exc:
-            raise AdapterSetupError(str(exc)) from None
+        visibility = adapter_provider(visibility)
         if not callable(request_from):
             raise AdapterSetupError("request_from must be callable")
         if raise_on_failure is not None:

@@ -5,7 +5,8 @@ the answer into the framework's own hooks. The parts that do not depend on the f
 here, once, so the three bundled adapters (and yours) behave alike:
 
 - `AdapterSettings`: the settings every adapter takes, one spelling each (`sessions`,
-  `session_key`, `on_failure` (`OnFailure`), `cache_size`), checked at construction;
+  `session_key`, `on_failure` (`OnFailure`), `cache_size`), checked at construction, and
+  `adapter_provider`, the provider checked the same way;
 - the errors every adapter raises: `AdapterSetupError` (setup misuse), `MissingRequestError` and
   `MissingConversationError` (a run that cannot be routed; it fails closed);
 - `find_tools_call`: a find-tools call's arguments read strictly (`FindToolsCall`: the query, or
@@ -53,7 +54,7 @@ from ._sessions import (
     store_state,
     stored_state,
 )
-from ._settings import AdapterSettings, OnFailure
+from ._settings import AdapterSettings, OnFailure, adapter_provider
 
 __all__ = [
     "SESSION_FIELD",
@@ -78,6 +79,7 @@ __all__ = [
     "SessionStep",
     "SharedNames",
     "ToolMatch",
+    "adapter_provider",
     "failure_cause",
     "find_tools_call",
     "listed_allow_set",
