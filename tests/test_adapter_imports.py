@@ -113,3 +113,38 @@ def test_the_check_sees_a_private_import(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from schemarouter.visibility._session import RoutingSession\n")
     assert _imports(module) == [("schemarouter.visibility._session", 2, False)]
+
+
+OWNED_BY_THE_MATCHER = {
+    "permitted": "ask the rules through schemarouter.adapter.ListedTools (or Decider.shows)",
+    "ContractChecks": "match listed tools and check live contracts with schemarouter.adapter.ListedTools",
+}
+"""Core names an adapter must not use itself: the adapter core's matcher owns them."""
+
+
+def _names_imported(path: Path) -> list[tuple[str, int]]:
+    """(name, line) of every name imported from a `schemarouter` module in `path`."""
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "schemarouter":
+            found += [(alias.name, node.lineno) for alias in node.names]
+    return found
+
+
+@pytest.mark.parametrize("package", ADAPTERS, ids=lambda p: p.name)
+def test_an_adapter_leaves_matching_listed_tools_to_the_adapter_core(package: Path) -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}: {OWNED_BY_THE_MATCHER[name]}"
+        for path in sorted(package.rglob("*.py"))
+        for name, line in _names_imported(path)
+        if name in OWNED_BY_THE_MATCHER
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_check_sees_an_adapter_asking_the_rules_itself(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from schemarouter.visibility import ContractChecks, permitted\nfrom x import permitted\n"
+    )
+    assert _names_imported(module) == [("ContractChecks", 1), ("permitted", 1)]

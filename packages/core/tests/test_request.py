@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import pytest
 
 from schemarouter import RouteRequest, RoutingError
+from schemarouter.adapter import AdapterSetupError
 from schemarouter.visibility import coerce_request, conversation_in, conversation_via, request_in, request_via
 
 
@@ -95,3 +96,21 @@ def test_a_conversation_id_that_is_no_string_fails_closed() -> None:
     with pytest.raises(RoutingError, match="conversation_from raised"):
         conversation_via(lambda _: 1 / 0, {}, default=False)
     assert conversation_via(conversation_in, {"conversation": "c"}, default=True) == "c"
+
+
+def test_an_adapter_words_an_unusable_context_and_may_treat_a_bad_return_as_misuse() -> None:
+    with pytest.raises(RoutingError, match=r"^the run's deps carry an unusable routing request: "):
+        request_via(
+            request_in,
+            {"query": 1},
+            default=True,
+            unusable="the run's deps carry an unusable routing request",
+        )
+    with pytest.raises(AdapterSetupError, match="request_from returned an unusable request"):
+        request_via(lambda context: 42, {}, default=False, returned_error=AdapterSetupError)
+    with pytest.raises(AdapterSetupError, match="conversation_from returned"):
+        conversation_via(lambda _: 7, {}, default=False, returned_error=AdapterSetupError)
+    with pytest.raises(RoutingError, match=r"^the deps' conversation: "):
+        conversation_via(
+            conversation_in, {"conversation": 7}, default=True, unusable="the deps' conversation"
+        )

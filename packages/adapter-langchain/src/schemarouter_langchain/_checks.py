@@ -1,19 +1,21 @@
-"""Checks of a turn's tools against the routed catalog; each hides a tool and says why, once.
+"""How a LangChain tool is matched against the routed catalog: the route and contract it records.
 
-A tool missing from the catalog is named in a warning instead of staying hidden in silence, and
-an MCP tool from `McpToolkit` is visible only while the contract it was converted from is the
-one the catalog routed. Warnings are logged once per catalog version and tool.
+Matching itself, and the warnings that name a hidden tool once per catalog version, are the
+adapter core's (`schemarouter.adapter.ListedTools`); this module gives them what a LangChain tool
+records in its metadata (an `McpToolkit` tool: its route and its contract's fingerprint) and the
+fix that fits this adapter (`ADVICE`). A tool with no recorded route is matched by name.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
-from schemarouter import AllowSet, Catalog
-from schemarouter.visibility import ContractChecks
+from schemarouter import AllowSetProvider
+from schemarouter.adapter import ListedTools, ListingAdvice
 
-__all__ = ["FINGERPRINT_METADATA_KEY", "ROUTE_METADATA_KEY", "CatalogChecks", "catalog_of", "route_of"]
+__all__ = ["ADVICE", "FINGERPRINT_METADATA_KEY", "ROUTE_METADATA_KEY", "listed_tools", "route_of"]
 
 FINGERPRINT_METADATA_KEY = "schemarouter_fingerprint"
 """`BaseTool.metadata` key under which `McpToolkit` records the fingerprint of the tool's contract."""
@@ -24,6 +26,12 @@ ROUTE_METADATA_KEY = "schemarouter_route"
 A tool whose route is known is matched by route, never by name alone: two servers may serve a
 tool of the same name, and a rule about one of them must not show or hide the other."""
 
+ADVICE = ListingAdvice(
+    unlisted="Mirror it into the catalog (catalog_from_tools) or list it in always_visible.",
+    ambiguous="Give it its route (an McpToolkit tool records it).",
+)
+"""How to fix a listed tool the catalog lacks, in this adapter's terms."""
+
 
 def route_of(metadata: Mapping[str, Any] | None) -> str | None:
     """The route a tool's metadata records, or None when it records none."""
@@ -31,37 +39,7 @@ def route_of(metadata: Mapping[str, Any] | None) -> str | None:
     return route if isinstance(route, str) and route else None
 
 
-catalog_of = ContractChecks.catalog_of
-
-
-class CatalogChecks(ContractChecks):
-    """Core's checks, with what this adapter's tools are called and how to fix each warning."""
-
-    def warn_if_unlisted(self, catalog: Catalog | None, name: str, route: str | None = None) -> None:
-        """Warn once per catalog version when no catalog tool is `route` (when known), else
-        called `name` (it stays hidden)."""
-        if catalog is None:
-            return
-        if route is None:
-            if self.listed(catalog, name):
-                return
-            where = ""
-        elif catalog.get(route) is not None:
-            return
-        else:
-            where = f" as {route!r}"
-        self.warn_once(
-            ("unlisted", catalog.version, name, route),
-            "tool %r is not in the router's catalog%s, so it stays hidden. Mirror it into the catalog "
-            "(catalog_from_tools) or list it in always_visible.",
-            name,
-            where,
-        )
-
-    def mcp_contract_matches(
-        self, catalog: Catalog | None, allow_set: AllowSet, name: str, fingerprint: str, route: str | None
-    ) -> bool:
-        """Is the tool `name` (served as `route`, when known), converted from a contract with
-        `fingerprint` (by `McpToolkit`), still the contract the allow-set routed?"""
-        routes = (route,) if route is not None else allow_set.routes
-        return self.contract_matches(catalog, allow_set, name, routes, lambda _: fingerprint)
+def listed_tools(provider: AllowSetProvider, logger: logging.Logger) -> ListedTools:
+    """The adapter core's matching for this adapter: a tool with no recorded route is matched by
+    name, every catalog route of that name asked of the rules (`shared_names="by_name"`)."""
+    return ListedTools(provider, logger, ADVICE, shared_names="by_name")

@@ -15,26 +15,25 @@ from schemarouter.adapter import (
     AdapterSetupError,
     Decider,
     Decision,
-    FailureCause,
+    ListedStep,
     OnFailure,
     RunMemo,
+    adapter_provider,
+    failure_cause,
     listed_allow_set,
 )
-from schemarouter.errors import RoutingError, SessionStateError, UserError
 from schemarouter.visibility import (
     RoutingSession,
     SessionKey,
     SessionLimits,
     SessionOffer,
-    permitted,
     principal_identity,
     request_via,
-    require_provider,
 )
 
-from ._checks import FINGERPRINT_METADATA_KEY, CatalogChecks, catalog_of, route_of
+from ._checks import FINGERPRINT_METADATA_KEY, listed_tools, route_of
 from ._request import RequestFrom, RouteRequest, default_request_from, last_human_text
-from .errors import MissingConversationError, MissingRequestError
+from .errors import MissingRequestError
 
 __all__ = ["LOGGER_NAME", "OnFailure", "TurnRouting", "TurnRouter"]
 
@@ -74,13 +73,14 @@ class TurnRouting:
     permit: Callable[[str, str | None], bool] = field(default=lambda name, route: False)
     """The provider's rules for this turn's principal, asked now: may the tool `name` (served as
     `route`, when known) be shown? Every visible tool passes it, on every check."""
+    step: ListedStep | None = field(default=None, repr=False, compare=False)
+    """The adapter core's view of this turn's tools (`schemarouter.adapter.ListedStep`), which
+    answers `routed`, `allows` and `rank`; None on a failure."""
 
     def routed(self, name: str, route: str | None = None) -> bool:
         """Did the allow-set route this tool (by `route` when known, else by `name`)?"""
-        allow_set = self.allow_set
-        if allow_set is None:
-            return False
-        return route in allow_set.routes if route is not None else name in allow_set.names
+        step = self.step
+        return step is not None and step.routed(step.match(name, route=route))
 
     def allows(self, name: str, route: str | None = None) -> bool:
         """Is a tool called `name` (served as `route`, when known) visible this turn?
@@ -89,33 +89,13 @@ class TurnRouting:
         provider permits them now (`permit`: blocked wins, as in `Visibility`; a rule changed
         since the turn was routed holds at once). On a routing failure nothing is visible.
         """
-        if self.allow_set is None:
-            return False
-        if not (self.routed(name, route) or name in self.always):
-            return False
-        return self.permit(name, route)
+        step = self.step
+        return step is not None and step.shows(step.match(name, route=route))
 
     def rank(self, name: str, route: str | None = None) -> int:
         """Position of a visible tool: allow-set order (by route when known), then always-visible order."""
-        allow_set = self.allow_set
-        if allow_set is not None:
-            if route is not None and route in allow_set.routes:
-                return allow_set.routes.index(route)
-            if route is None and name in allow_set.names:
-                return allow_set.names.index(name)
-        shift = len(allow_set.names) if allow_set is not None else 0
-        return shift + (self.order.index(name) if name in self.order else len(self.order))
-
-
-def _cause(exc: Exception) -> FailureCause:
-    """The adapter core's name for why a turn could not be routed."""
-    if isinstance(exc, MissingConversationError):
-        return "missing_conversation"
-    if isinstance(exc, MissingRequestError):
-        return "missing_request"
-    if isinstance(exc, SessionStateError | UserError):
-        return "session_error"
-    return "request_error" if isinstance(exc, RoutingError) else "router_error"
+        step = self.step
+        return step.rank(step.match(name, route=route)) if step is not None else 0
 
 
 class TurnRouter:
@@ -152,10 +132,7 @@ class TurnRouter:
         sessions: SessionLimits | None = None,
         session_key: SessionKey | None = None,
     ) -> None:
-        try:
-            provider = require_provider(provider)
-        except UserError as exc:
-            raise AdapterSetupError(str(exc)) from None
+        provider = adapter_provider(provider)
         if isinstance(always_visible, str):
             raise AdapterSetupError("always_visible must be a collection of tool names, not a single string")
         settings = AdapterSettings(
@@ -173,11 +150,12 @@ class TurnRouter:
         # (context, allow-set) by (id(context), query, principal, catalog version): the context is
         # held so its identity cannot be reused by another object while cached; None: dropped
         self._memo: RunMemo[tuple[Any, AllowSet] | None] = RunMemo(cache_size)
-        self._checks = CatalogChecks(logger)
+        self.listing = listed_tools(provider, logger)
+        """The adapter core's matching of listed tools (`schemarouter.adapter.ListedTools`)."""
 
     def warn_once(self, key: Hashable, message: str, *args: object) -> None:
         """Log `message % args` at WARNING the first time this router sees `key`."""
-        self._checks.warn_once(key, message, *args)
+        self.listing.warn_once(key, message, *args)
 
     def _from_context(self, context: Any) -> RouteRequest | None:
         """The request `request_from` finds in the context; raises `RoutingError` saying what failed."""
@@ -192,7 +170,7 @@ class TurnRouter:
             if text is not None and text.strip():
                 request = RouteRequest(text)
                 if self.warn_on_fallback:
-                    self._checks.warn_once(
+                    self.listing.warn_once(
                         ("fallback",),
                         "no request in %s: routing on the last human message, with no principal "
                         "(fallback_to_messages=True; logged once per router). Pass the request in "
@@ -209,7 +187,7 @@ class TurnRouter:
         return request
 
     def _cached(self, context: Any, request: RouteRequest, *, fresh: bool) -> AllowSet | Decision:
-        catalog = catalog_of(self.provider)
+        catalog = self.listing.catalog
         version = catalog.version if catalog is not None else None
         try:
             # by the principal's identity: `1`, `True` and `1.0` are equal in Python, not one principal
@@ -228,24 +206,6 @@ class TurnRouter:
         if allow_set is not None and key is not None:
             self._memo.put(key, (context, allow_set))
         return decision
-
-    def permit(self, principal: Hashable | None) -> Callable[[str, str | None], bool]:
-        """The provider's rules for `principal` (`permits`), asked at each call of the answer, never
-        remembered: a rule changed mid-run holds at once. A tool with no known route is asked
-        about as every catalog route of its name. A tool outside the catalog is no route the
-        rules can name: it is shown only as this router's own `always_visible` choice."""
-        provider = self.provider
-        catalog = provider.catalog
-
-        def answer(name: str, route: str | None) -> bool:
-            if route is not None:
-                return permitted(provider, route, principal)
-            named = catalog.by_name(name)
-            if not named:
-                return name in self.always_visible
-            return all(permitted(provider, cap.route, principal) for cap in named)
-
-        return answer
 
     def route(self, context: Any, messages: Sequence[Any], *, fresh: bool = False) -> TurnRouting:
         """The visible tools for this turn. Never raises unless `on_failure="raise"`.
@@ -274,7 +234,7 @@ class TurnRouter:
     def failed(self, exc: Exception, conversation: str | None = None) -> TurnRouting:
         """The routing of a turn whose routing failed: nothing visible. Logged at WARNING, or
         raised as a `RoutingError` with `on_failure="raise"` (the adapter core's `Decider.failed`)."""
-        self.decider.failed(None, _cause(exc), exc)
+        self.decider.failed(None, failure_cause(exc), exc)
         return TurnRouting(frozenset(), (), None, f"{type(exc).__name__}: {exc}", conversation=conversation)
 
     def _routing(
@@ -285,12 +245,14 @@ class TurnRouter:
         find_tools: bool = False,
         offer: SessionOffer | None = None,
     ) -> TurnRouting:
-        permit = self.permit(allow_set.principal)
-        always = [name for name in sorted(self.always_visible) if permit(name, None)]
-        order = tuple(dict.fromkeys([*allow_set.names, *always]))
+        step = self.listing.step(allow_set, self.always_visible)
+
+        def permit(name: str, route: str | None) -> bool:
+            return step.permits(step.match(name, route=route))
+
         return TurnRouting(
-            frozenset(order),
-            order,
+            frozenset(step.order),
+            step.order,
             allow_set,
             None,
             self.always_visible,
@@ -298,6 +260,7 @@ class TurnRouter:
             find_tools,
             offer,
             permit,
+            step,
         )
 
     def conversation_routing(
@@ -322,15 +285,14 @@ class TurnRouter:
         """Is the tool `name` with `metadata` visible this turn? Its route (when its metadata
         records one), else its name, must be visible, and a tool converted by `McpToolkit` must
         still be the contract the allow-set routed."""
-        route = route_of(metadata)
-        allow_set = routing.allow_set
-        if not routing.allows(name, route):
-            if allow_set is not None:
-                self._checks.warn_if_unlisted(catalog_of(self.provider), name, route)
+        step, route = routing.step, route_of(metadata)
+        if step is None or step.passed_over(name, route=route):
+            return False
+        match = step.match(name, route=route)
+        if not step.shows(match):
+            step.warn_hidden(match)
             return False
         fingerprint = (metadata or {}).get(FINGERPRINT_METADATA_KEY)
-        if allow_set is None or not routing.routed(name, route) or not isinstance(fingerprint, str):
+        if not step.routed(match) or not isinstance(fingerprint, str):
             return True  # visible by this router's always_visible, or not an McpToolkit tool
-        return self._checks.mcp_contract_matches(
-            catalog_of(self.provider), allow_set, name, fingerprint, route
-        )
+        return self.listing.live_contract_matches(step.allow_set, match, lambda _: fingerprint)

@@ -7,16 +7,16 @@ Warnings are logged once per catalog version and tool.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
-from schemarouter import AllowSet, Catalog, ToolSpec
-from schemarouter.catalog import make_route
-from schemarouter.visibility import ContractChecks
+from schemarouter import AllowSet, AllowSetProvider, ToolSpec
+from schemarouter.adapter import ListedTools, ListingAdvice
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
 
-__all__ = ["CatalogChecks", "live_fingerprint"]
+__all__ = ["ADVICE", "CatalogChecks", "live_fingerprint"]
 
 
 def live_fingerprint(source: str, tool: MCPTool) -> str | None:
@@ -32,30 +32,26 @@ def live_fingerprint(source: str, tool: MCPTool) -> str | None:
         return None
 
 
-class CatalogChecks(ContractChecks):
-    """Core's checks, with what this adapter's tools are called and how to fix each warning."""
+ADVICE = ListingAdvice(
+    unlisted=(
+        "Mirror it into the catalog (mirror_function_tools / mirror_handoffs) under the source it is "
+        "gated with."
+    ),
+)
+"""How to fix a gated tool the catalog lacks, in this adapter's terms."""
 
-    def mcp_contract_matches(
-        self, catalog: Catalog | None, allow_set: AllowSet, source: str, tool: MCPTool
-    ) -> bool:
+
+class CatalogChecks(ListedTools):
+    """The adapter core's listed-tool checks over this adapter's provider, with its own advice."""
+
+    def __init__(self, provider: AllowSetProvider, logger: logging.Logger) -> None:
+        super().__init__(provider, logger, ADVICE)
+
+    def mcp_contract_matches(self, allow_set: AllowSet, source: str, tool: MCPTool) -> bool:
         """Is the live MCP `tool`, routed in by `allow_set`, still the catalog's contract?"""
         live = live_fingerprint(source, tool)
-        return self.contract_matches(
-            catalog, allow_set, tool.name, [make_route(source, tool.name)], lambda _: live
-        )
+        return self.live_contract_matches(allow_set, self.match(tool.name, source), lambda _: live)
 
-    def warn_if_unlisted(self, catalog: Catalog | None, kind: str, name: str, source: str) -> None:
+    def warn_if_unlisted(self, allow_set: AllowSet, kind: str, name: str, source: str) -> None:
         """Warn once per catalog version when the gated `kind` `source:name` is not in the catalog."""
-        if catalog is None or self.listed(catalog, name, source):
-            return
-        self.warn_once(
-            ("unlisted", catalog.version, source, name),
-            "%s %r is gated but not in the router's catalog (no route %s:%s), so it stays hidden. "
-            "Mirror it into the catalog (mirror_function_tools / mirror_handoffs) under the source it "
-            "is gated with (source=%r).",
-            kind,
-            name,
-            source,
-            name,
-            source,
-        )
+        self.warn_hidden(allow_set, self.match(name, source), kind=kind)

@@ -50,8 +50,7 @@ class RoutedPredicate:
     async def __call__(self, run_context: Any, agent: Any) -> bool:
         outcome = self.router.outcome(run_context)
         if not outcome.allows(self.name, self.source):
-            if outcome.allow_set is not None:
-                self.router._warn_if_unlisted(self.kind, self.name, self.source)
+            self.router._warn_if_unlisted(outcome, self.kind, self.name, self.source)
             return False
         if not self.router.shows(outcome, self.name, self.source):
             return False

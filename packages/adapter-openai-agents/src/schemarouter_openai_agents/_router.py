@@ -22,12 +22,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from schemarouter import AllowSetProvider, SessionLimits, UserError
-from schemarouter.adapter import AdapterSettings, Decider, Decision, OnFailure
+from schemarouter.adapter import AdapterSettings, Decider, Decision, OnFailure, adapter_provider
 from schemarouter.visibility import (
     FIND_TOOLS,
     SessionKey,
     request_via,
-    require_provider,
 )
 
 from ._checks import CatalogChecks
@@ -66,9 +65,6 @@ HANDOFF_SOURCE = "handoffs"
 
 _log = logging.getLogger(LOGGER_NAME)
 _T = TypeVar("_T")
-
-
-_catalog_of = CatalogChecks.catalog_of
 
 RoutingOutcome = Decision
 """The routing decision for one run context: core's `schemarouter.adapter.Decision` (this
@@ -132,10 +128,7 @@ class OpenAIAgentsRouter:
         on_failure: OnFailure = "hide",
         max_contexts: int | None = None,
     ) -> None:
-        try:
-            visibility = require_provider(visibility)
-        except UserError as exc:
-            raise AdapterSetupError(str(exc)) from None
+        visibility = adapter_provider(visibility)
         if max_contexts is not None:
             warnings.warn(
                 "OpenAIAgentsRouter(max_contexts=...) is now cache_size=..., as in every adapter "
@@ -158,7 +151,7 @@ class OpenAIAgentsRouter:
         self.function_source = function_source
         self.handoff_source = handoff_source
         self._decider = Decider(visibility, self.settings, _log)
-        self._checks = CatalogChecks(_log)
+        self._checks = CatalogChecks(visibility, _log)
         self.sessions = sessions
         """The conversation limits, or None: routed per request (no conversation mode)."""
         self.conversation_from = conversation_from
@@ -257,8 +250,7 @@ class OpenAIAgentsRouter:
         outcome = self.outcome(context.run_context)
         if outcome.allow_set is None or not self.shows(outcome, tool.name, source):
             return False
-        catalog = _catalog_of(self.visibility)
-        return self._checks.mcp_contract_matches(catalog, outcome.allow_set, source, tool)
+        return self._checks.mcp_contract_matches(outcome.allow_set, source, tool)
 
     def shows(self, outcome: RoutingOutcome, name: str, source: str) -> bool:
         """Is `source:name` visible in this run: in its decision, and permitted by the provider's
@@ -266,9 +258,10 @@ class OpenAIAgentsRouter:
         conversation goes on, and a conversation's saved list never shows what they deny)."""
         return self._decider.shows(outcome, name, source)
 
-    def _warn_if_unlisted(self, kind: str, name: str, source: str) -> None:
+    def _warn_if_unlisted(self, outcome: RoutingOutcome, kind: str, name: str, source: str) -> None:
         """Log once per catalog version that a gated tool is not in the catalog (it stays hidden)."""
-        self._checks.warn_if_unlisted(_catalog_of(self.visibility), kind, name, source)
+        if outcome.allow_set is not None:
+            self._checks.warn_if_unlisted(outcome.allow_set, kind, name, source)
 
     def _check_source(self, source: str, server_name: str) -> None:
         catalog = self.visibility.catalog

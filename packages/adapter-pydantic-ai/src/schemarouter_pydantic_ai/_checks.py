@@ -1,26 +1,43 @@
-"""Checks of listed tools against the routed catalog; each hides a tool and says why, once.
+"""This adapter's words for the adapter core's checks of listed tools, and the MCP fingerprint.
 
-A tool missing from the catalog is named in a warning instead of staying hidden in silence, and
-a live MCP tool is visible only while its contract is the one the catalog fingerprinted. Warnings
-are logged once per catalog version and tool.
+Matching listed tools against an allow-set, and the warnings that name a hidden tool once per
+catalog version, are the adapter core's (`schemarouter.adapter.ListedTools`); this module gives
+them the fixes that fit PydanticAI (`ADVICE`), adds the warnings only this adapter has (a
+`catalog_name` that returned None, a tool whose MCP origin is lost), and fingerprints a listed
+MCP tool definition as the catalog would.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 from pydantic_ai.tools import ToolDefinition
 
-from schemarouter import AllowSet, Catalog
-from schemarouter.catalog import Capability, make_route
-from schemarouter.visibility import ContractChecks
+from schemarouter import AllowSet, AllowSetProvider, Catalog
+from schemarouter.adapter import ListedTools, ListingAdvice
+from schemarouter.catalog import Capability
 
 from ._mirror import _spec_of as spec_of
 
-__all__ = ["CatalogChecks", "catalog_of", "definition_fingerprint"]
+__all__ = ["ADVICE", "CatalogChecks", "definition_fingerprint"]
 
-
-catalog_of = ContractChecks.catalog_of
+ADVICE = ListingAdvice(
+    unlisted=(
+        "Mirror it into the catalog (catalog_from_function_toolset / catalog_from_tool_defs) under the "
+        "source it is routed with, or map its name with catalog_name=."
+    ),
+    ambiguous=(
+        "Pass the catalog source it is routed as: router.toolset(toolset, source=...), one routed "
+        "toolset per source."
+    ),
+    unlisted_mcp=(
+        "The server lists it, so the catalog was built from another listing (a tool added or renamed "
+        "on the server since, or another server). Rebuild the catalog from this server "
+        "(SchemaRouter.from_sources / catalog_from_mcp_toolset), or check source=."
+    ),
+)
+"""How to fix a listed tool the catalog cannot match, in this adapter's terms."""
 
 
 def definition_fingerprint(tool_def: ToolDefinition, capability: Capability) -> str | None:
@@ -43,68 +60,12 @@ def definition_fingerprint(tool_def: ToolDefinition, capability: Capability) -> 
         return None
 
 
-class CatalogChecks(ContractChecks):
-    """Core's checks, with what this adapter's tools are called and how to fix each warning."""
+class CatalogChecks(ListedTools):
+    """The adapter core's listed-tool checks over this adapter's provider, with its own advice and
+    the warnings only this adapter has."""
 
-    @staticmethod
-    def routes_named(catalog: Catalog, name: str) -> tuple[str, ...]:
-        """Every route of `catalog` whose tool is called `name`, in catalog order."""
-        return tuple(cap.route for cap in catalog.by_name(name))
-
-    def warn_if_unlisted(
-        self, catalog: Catalog | None, name: str, source: str | None, *, served_by_mcp: bool = False
-    ) -> None:
-        """Warn once per catalog version when the routed tool `name` is not in the catalog at all,
-        with the fix that fits where the tool comes from."""
-        if catalog is None or self.listed(catalog, name, source):
-            return
-        where = f"route {make_route(source, name)}" if source is not None else f"tool name {name!r}"
-        key = ("unlisted", catalog.version, source, name)
-        skipped = next((s for s in catalog.skipped if s.name == name and source in (None, s.source)), None)
-        if skipped is not None:
-            self.warn_once(
-                key,
-                "tool %r is routed but not in the router's catalog (no %s), so it stays hidden: the "
-                "catalog skipped it when it was built (source %r, %s: %s; see catalog.skipped). Fix the "
-                "tool where it is defined (its server, for an MCP tool) or the catalog's CatalogLimits, "
-                "as the reason says, then rebuild the catalog.",
-                name,
-                where,
-                skipped.source,
-                skipped.reason,
-                skipped.detail,
-            )
-        elif served_by_mcp:
-            self.warn_once(
-                key,
-                "MCP tool %r is routed but not in the router's catalog (no %s), so it stays hidden: the "
-                "server lists it, so the catalog was built from another listing (a tool added or renamed "
-                "on the server since, or another server). Rebuild the catalog from this server "
-                "(SchemaRouter.from_sources / catalog_from_mcp_toolset), or check source=.",
-                name,
-                where,
-            )
-        else:
-            self.warn_once(
-                key,
-                "tool %r is routed but not in the router's catalog (no %s), so it stays hidden. Mirror "
-                "it into the catalog (catalog_from_function_toolset / catalog_from_tool_defs) under the "
-                "source it is routed with, or map its name with catalog_name=.",
-                name,
-                where,
-            )
-
-    def warn_ambiguous(self, catalog: Catalog, name: str, routes: tuple[str, ...]) -> None:
-        """Warn once per catalog version that `name` is hidden because its route is unknown."""
-        self.warn_once(
-            ("ambiguous", catalog.version, name),
-            "tool %r is hidden: the catalog has several tools of that name (%s) and nothing says which "
-            "one this is, so a rule on one route (blocked, allowed) could not be kept. Pass the "
-            "catalog source it is routed as: router.toolset(toolset, source=...), one routed toolset "
-            "per source.",
-            name,
-            ", ".join(routes),
-        )
+    def __init__(self, provider: AllowSetProvider, logger: logging.Logger) -> None:
+        super().__init__(provider, logger, ADVICE)
 
     def warn_unmapped(self, listed_name: str) -> None:
         """Warn once per tool that `catalog_name` returned None for it, which hides it."""
@@ -128,20 +89,8 @@ class CatalogChecks(ContractChecks):
         )
 
     def mcp_contract_matches(
-        self,
-        catalog: Catalog | None,
-        allow: AllowSet,
-        tool_def: ToolDefinition,
-        name: str,
-        source: str | None,
+        self, allow: AllowSet, tool_def: ToolDefinition, name: str, source: str | None
     ) -> bool:
         """Is the live MCP tool `name`, routed in by `allow`, still the contract it was routed as?"""
-        if source is not None:
-            routes: tuple[str, ...] = (make_route(source, name),)
-        elif catalog is not None:
-            routes = self.routes_named(catalog, name)
-        else:
-            routes = ()
-        return self.contract_matches(
-            catalog, allow, name, routes, lambda cap: definition_fingerprint(tool_def, cap)
-        )
+        match = self.match(name, source)
+        return self.live_contract_matches(allow, match, lambda cap: definition_fingerprint(tool_def, cap))

@@ -22,9 +22,7 @@ from pydantic_ai import RunContext
 
 from schemarouter import RouteRequest
 from schemarouter.adapter import SESSION_FIELD
-from schemarouter.visibility import coerce_request, conversation_in, request_in
-
-from .errors import AdapterSetupError
+from schemarouter.visibility import conversation_in, request_in
 
 __all__ = [
     "SESSION_FIELD",
@@ -35,8 +33,6 @@ __all__ = [
     "RoutingRequest",
     "default_conversation_from",
     "default_request_from",
-    "normalize_conversation",
-    "normalize_request",
 ]
 
 RoutingRequest = RouteRequest
@@ -89,18 +85,6 @@ def default_request_from(ctx: RunContext[Any]) -> RouteRequest | None:
     return request_in(ctx.deps)
 
 
-def normalize_request(value: object) -> RouteRequest | None:
-    """Accept what a `RequestFrom` callable may return; None means no request.
-
-    Anything `schemarouter.visibility.coerce_request` refuses is a misconfigured `request_from`, raised
-    as `AdapterSetupError`.
-    """
-    try:
-        return coerce_request(value)
-    except TypeError as exc:
-        raise AdapterSetupError(f"request_from returned an unusable request: {exc}") from exc
-
-
 def default_conversation_from(ctx: RunContext[Any]) -> str | None:
     """The documented default: the conversation id in `ctx.deps`, read like the request.
 
@@ -115,16 +99,3 @@ def default_conversation_from(ctx: RunContext[Any]) -> str | None:
     run. Pass `conversation_from=lambda ctx: ctx.conversation_id` to use it anyway.
     """
     return conversation_in(ctx.deps)
-
-
-def normalize_conversation(value: object) -> str | None:
-    """Accept what a `ConversationFrom` callable may return: a string (empty: none) or None.
-    Anything else is a misconfigured `conversation_from`, raised as `AdapterSetupError`."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise AdapterSetupError(
-            f"conversation_from returned an unusable conversation id: expected a string or None, "
-            f"got {type(value).__name__}"
-        )
-    return value or None

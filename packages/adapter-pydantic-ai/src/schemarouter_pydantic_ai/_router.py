@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import logging
 import warnings
-from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -17,12 +17,11 @@ from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 from schemarouter import (
     AllowSet,
     AllowSetProvider,
-    Catalog,
     McpSource,
+    RouteRequest,
     RoutingError,
     RoutingSession,
     SessionLimits,
-    UserError,
 )
 from schemarouter.adapter import (
     AdapterSettings,
@@ -31,27 +30,19 @@ from schemarouter.adapter import (
     FailureCause,
     LiveSession,
     OnFailure,
+    adapter_provider,
     find_tools_call,
 )
-from schemarouter.catalog import make_route
 from schemarouter.visibility import (
     FIND_TOOLS,
     SessionKey,
     SessionOffer,
-    permitted,
-    require_provider,
+    conversation_via,
+    request_via,
 )
 
-from ._checks import CatalogChecks, catalog_of
-from ._request import (
-    ConversationFrom,
-    RequestFrom,
-    RouteRequest,
-    default_conversation_from,
-    default_request_from,
-    normalize_conversation,
-    normalize_request,
-)
+from ._checks import CatalogChecks
+from ._request import ConversationFrom, RequestFrom, default_conversation_from, default_request_from
 from .errors import AdapterSetupError, HiddenToolCallError, RoutingUnavailableError
 
 if TYPE_CHECKING:
@@ -73,13 +64,6 @@ logs a WARNING once per tool: None does not let a tool pass unrouted. Keep tools
 be routed outside the routed toolset (or, for the capability, out of the agent it narrows)."""
 
 _T = TypeVar("_T")
-_CacheKey = tuple[str, int, str, Hashable, str]
-
-
-def provider_failed(exc: BaseException) -> str:
-    """How a raising allow-set provider is reported (cause `router_error`)."""
-    return f"the allow-set provider raised {type(exc).__name__}: {exc}"
-
 
 _MISSING_REQUEST = (
     "the run context carries no routing request, so every routed tool is hidden: pass it in deps on "
@@ -139,10 +123,7 @@ class PydanticAIRouter:
         session_key: SessionKey | None = None,
         raise_on_failure: bool | None = None,
     ) -> None:
-        try:
-            visibility = require_provider(visibility)
-        except UserError as exc:
-            raise AdapterSetupError(str(exc)) from None
+        visibility = adapter_provider(visibility)
         if not callable(request_from):
             raise AdapterSetupError("request_from must be callable")
         if raise_on_failure is not None:
@@ -167,36 +148,38 @@ class PydanticAIRouter:
         # deps without a state continue their conversation's live session; a state in deps wins
         self._decider = Decider(visibility, self.settings, logger, raise_as=_unavailable)
         self._finder: FunctionToolset[Any] | None = None
-        self._checks = CatalogChecks(logger)
+        self._checks = CatalogChecks(visibility, logger)
+        """The adapter core's matching of listed tools (`schemarouter.adapter.ListedTools`)."""
 
     # -- the decision for a run step --------------------------------------------------------------
 
     def request(self, ctx: RunContext[Any]) -> RouteRequest | None:
-        """The routing request of this run, or None.
+        """The routing request of this run, or None (`schemarouter.visibility.request_via`).
 
-        Raises what `request_from` raises, and `AdapterSetupError` when it returns something
-        that is not a request (see `RequestFrom`).
+        Raises `RoutingError` saying what failed when the deps carry an unusable request or
+        `request_from` raises (the run then fails closed, cause `request_error`), and
+        `AdapterSetupError` when `request_from` returns something that is not a request (see
+        `RequestFrom`).
         """
-        return normalize_request(self.request_from(ctx))
+        return request_via(
+            self.request_from,
+            ctx,
+            default=self.request_from is default_request_from,
+            unusable="the run's deps carry an unusable routing request",
+            returned_error=AdapterSetupError,
+        )
 
     def conversation(self, ctx: RunContext[Any]) -> str | None:
-        """The conversation id of this run, or None. Raises what `conversation_from` raises, and
-        `AdapterSetupError` when it returns something that is not a string or None."""
-        return normalize_conversation(self.conversation_from(ctx))
-
-    def _read(self, read: Callable[[], _T], reader: object, what: str) -> _T:
-        """`read()`, a `RoutingError` saying what failed when it raises (setup errors pass)."""
-        try:
-            return read()
-        except AdapterSetupError:
-            raise
-        except Exception as exc:
-            if reader in (default_request_from, default_conversation_from) and isinstance(exc, TypeError):
-                message = f"the run's deps carry an unusable {what}: {exc}"
-            else:
-                name = getattr(reader, "__name__", type(reader).__name__)
-                message = f"{name} raised {type(exc).__name__}: {exc}"
-            raise RoutingError(message) from exc
+        """The conversation id of this run, or None (`schemarouter.visibility.conversation_via`).
+        Raises `RoutingError` as `request` does, and `AdapterSetupError` when `conversation_from`
+        returns something that is not a string or None."""
+        return conversation_via(
+            self.conversation_from,
+            ctx,
+            default=self.conversation_from is default_conversation_from,
+            unusable="the run's deps carry an unusable conversation id",
+            returned_error=AdapterSetupError,
+        )
 
     def decision(self, ctx: RunContext[Any]) -> Decision:
         """This run step's routing decision (`schemarouter.adapter.Decision`), worked out once per
@@ -207,10 +190,8 @@ class PydanticAIRouter:
         written to `ctx.deps`."""
         return self._decider.decide(
             ctx,
-            self._request_reader(ctx),
-            conversation=lambda: self._read(
-                lambda: self.conversation(ctx), self.conversation_from, "conversation id"
-            ),
+            lambda: self.request(ctx),
+            conversation=lambda: self.conversation(ctx),
             holder=ctx.deps,
             run=(ctx.run_id, ctx.run_step) if ctx.run_id is not None else None,
             missing_request=_MISSING_REQUEST,
@@ -222,11 +203,8 @@ class PydanticAIRouter:
     def routing_request(self, ctx: RunContext[Any]) -> RouteRequest | None:
         """The routing request of this run, or None after reporting why there is none. Nothing is
         routed (and no conversation state touched): for a hook that needs only the request."""
-        request = self._decider.request(self._request_reader(ctx), _MISSING_REQUEST)
+        request = self._decider.request(lambda: self.request(ctx), _MISSING_REQUEST)
         return None if isinstance(request, Decision) else request
-
-    def _request_reader(self, ctx: RunContext[Any]) -> Callable[[], RouteRequest | None]:
-        return lambda: self._read(lambda: self.request(ctx), self.request_from, "routing request")
 
     def allow_set(self, ctx: RunContext[Any]) -> AllowSet | None:
         """The allow-set for this run step, or None when routing failed (routed tools then stay hidden).
@@ -272,6 +250,11 @@ class PydanticAIRouter:
         error.__cause__ = exc
         self._decider.failed(None, cause, error)
 
+    def search_allow_set(self, query: str, principal: Hashable | None) -> AllowSet | None:
+        """The provider's allow-set for a search `query` with the run's principal; None when the
+        provider fails (logged, or raised with `on_failure="raise"`, cause `router_error`)."""
+        return self._decider.route(RouteRequest(query, principal)).allow_set
+
     def find_tools_toolset(self) -> FunctionToolset[Any]:
         """The toolset holding this router's find-tools tool (one per router). The routed toolset
         and the capability offer it in conversation mode; do not add it to an agent yourself.
@@ -314,51 +297,19 @@ class PydanticAIRouter:
         *,
         served_by_mcp: Callable[[_T], bool] | None = None,
     ) -> list[_T]:
-        """The items visible in `allow`, best-ranked first (ties keep their listed order).
+        """The items visible in `allow`, best-ranked first (ties keep their listed order): the
+        adapter core's `ListedTools.select`.
 
         An item is matched by its catalog route: `source:name` when `source` is given, else the
         catalog's only tool called `name`. A name that several catalog routes share cannot be
         matched without `source` (a rule on one of those routes could not be kept), so it is
         hidden and logged once per catalog version, as is an item whose name is not in the
         catalog at all (`served_by_mcp` picks the fix the warning gives). An item whose name is
-        None is hidden. Every provider has a catalog (`AllowSetProvider.catalog`); an object
-        without one shows nothing.
+        None is hidden. The provider's rules are asked now for the run's principal: a rule
+        changed while the run or the conversation went on holds at once. Every provider has a
+        catalog (`AllowSetProvider.catalog`); an object without one shows nothing.
         """
-        catalog = catalog_of(self.visibility)
-        # The provider's rules, asked now for this run's principal: a rule changed while the run
-        # or the conversation went on holds at once, and a saved list never shows what it denies.
-        if catalog is None:
-            return []  # nothing to match routes against, nor to ask the rules about: fail closed
-        ranking = tuple(route for route in allow.routes if permitted(self.visibility, route, allow.principal))
-        rank = {key: i for i, key in reversed(list(enumerate(ranking)))}
-        kept: list[tuple[int, int, _T]] = []
-        for position, item in enumerate(items):
-            name = name_of(item)
-            if name is None:
-                continue
-            key = self._route_key(catalog, allow, name, source)
-            if key is None:
-                continue
-            if key in rank:
-                kept.append((rank[key], position, item))
-            else:
-                mcp = served_by_mcp is not None and served_by_mcp(item)
-                self._checks.warn_if_unlisted(catalog, name, source, served_by_mcp=mcp)
-        kept.sort(key=lambda entry: (entry[0], entry[1]))
-        return [item for _, _, item in kept]
-
-    def _route_key(self, catalog: Catalog, allow: AllowSet, name: str, source: str | None) -> str | None:
-        """The route `name` is ranked by; None: hide it."""
-        if source is not None:
-            return make_route(source, name)
-        routes = self._checks.routes_named(catalog, name)
-        if len(routes) == 1:
-            return routes[0]
-        if not routes:
-            return name  # in no route: never ranked, and named as unlisted
-        if name in allow.names:
-            self._checks.warn_ambiguous(catalog, name, routes)
-        return None
+        return self._checks.select(allow, items, name_of, source, served_by_mcp=served_by_mcp)
 
     def select_permitted(
         self,
@@ -369,39 +320,19 @@ class PydanticAIRouter:
     ) -> list[tuple[_T, str]]:
         """The items the provider's rules permit for `allow.principal`, relevance aside, each with
         its catalog route, in their listed order (so the list stays the same from turn to turn
-        while the rules do).
+        while the rules do): the adapter core's `ListedTools.select_permitted`.
 
         Items are matched as in `select`: an item the catalog lacks, one whose name several
         catalog routes share when no `source` says which it is, and one whose name is None are
         left out (the first two logged once per catalog version). Nothing without a catalog.
         """
-        catalog = catalog_of(self.visibility)
-        if catalog is None:
-            return []
-        kept: list[tuple[_T, str]] = []
-        for item in items:
-            name = name_of(item)
-            if name is None:
-                continue
-            key = self._route_key(catalog, allow, name, source)
-            if key is None:
-                continue
-            if key not in catalog:
-                self._checks.warn_if_unlisted(catalog, name, source, served_by_mcp=False)
-            elif permitted(self.visibility, key, allow.principal):
-                kept.append((item, key))
-        return kept
+        return self._checks.select_permitted(allow, items, name_of, source)
 
     def pinned_routes(self) -> frozenset[str]:
         """The catalog routes of the provider's always-visible tools (`Visibility(always_visible=...)`,
         matched by name or route as `Visibility` matches them); empty for a provider without an
         `always_visible` collection. Whether one may be shown is still the rules' (`permits`)."""
-        catalog = catalog_of(self.visibility)
-        names: object = getattr(self.visibility, "always_visible", None)
-        if catalog is None or not isinstance(names, (set, frozenset, tuple, list)):
-            return frozenset()
-        wanted = {name for name in cast("Collection[object]", names) if isinstance(name, str)}
-        return frozenset(cap.route for cap in catalog if cap.name in wanted or cap.route in wanted)
+        return self._checks.pinned_routes()
 
     def catalog_name_of(
         self, catalog_name: CatalogName | None, tool_def: ToolDefinition, listed: str | None = None
@@ -419,16 +350,13 @@ class PydanticAIRouter:
         """Should a tool whose origin toolset cannot be determined be hidden? Yes when it may be an
         MCP tool: an `MCPToolset` sits where the origin was lost, or the catalog's router loaded
         its route's source over MCP. Its live contract could not be checked (logged once)."""
-        catalog = catalog_of(self.visibility)
+        catalog = self._checks.catalog
         if not may_be_mcp:
             sources = getattr(getattr(self.visibility, "router", None), "sources", None)
             if catalog is None or not isinstance(sources, Mapping):
                 return False
-            if source is not None:
-                cap = catalog.lookup(source, name)
-            else:
-                routes = self._checks.routes_named(catalog, name)
-                cap = catalog.get(routes[0]) if len(routes) == 1 else None
+            route = self._checks.match(name, source).route
+            cap = catalog.get(route) if route is not None else None
             mcp_sources = cast("Mapping[str, object]", sources)
             if cap is None or not isinstance(mcp_sources.get(cap.source), McpSource):
                 return False
@@ -440,8 +368,7 @@ class PydanticAIRouter:
     ) -> bool:
         """Is a live MCP tool definition, visible in `allow` as `name`, still the contract in the
         catalog it was routed from? A changed one is logged once per catalog version and tool."""
-        catalog = catalog_of(self.visibility)
-        return self._checks.mcp_contract_matches(catalog, allow, tool_def, name, source)
+        return self._checks.mcp_contract_matches(allow, tool_def, name, source)
 
     # -- PydanticAI integration points ------------------------------------------------------------
 

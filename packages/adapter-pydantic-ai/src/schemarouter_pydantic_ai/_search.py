@@ -14,7 +14,7 @@ from typing import Any
 from pydantic_ai import RunContext
 from pydantic_ai.tools import ToolDefinition
 
-from ._router import CatalogName, PydanticAIRouter, provider_failed
+from ._router import CatalogName, PydanticAIRouter
 
 __all__ = ["RoutedToolSearch"]
 
@@ -45,9 +45,7 @@ class RoutedToolSearch:
         query = " ".join(q.strip() for q in queries if q.strip())
         if not query:
             return []
-        try:
-            allow = router.visibility.allow_set(query, request.principal)
-        except Exception as exc:
-            router.report_failure("router_error", provider_failed(exc), exc)
+        allow = router.search_allow_set(query, request.principal)
+        if allow is None:
             return []
         return [tool_def.name for tool_def in router.select(allow, list(tools), self._name, self.source)]

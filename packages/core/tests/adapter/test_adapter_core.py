@@ -7,11 +7,12 @@ import sys
 
 import pytest
 
-from schemarouter import SessionLimits, UserError
+from schemarouter import Catalog, SchemaRouter, SessionLimits, ToolSpec, UserError, Visibility
 from schemarouter.adapter import (
     AdapterSettings,
     AdapterSetupError,
     MovedValidation,
+    adapter_provider,
     find_tools_call,
     refusal_text,
 )
@@ -95,3 +96,17 @@ def test_a_moved_validation_keeps_old_names_with_a_warning() -> None:
         assert moved.attribute("OLD") == 42
     with pytest.raises(AttributeError, match="has no attribute 'OTHER'"):
         moved.attribute("OTHER")
+
+
+def test_a_provider_lacking_a_member_is_an_adapter_setup_error() -> None:
+    class NoPermits:
+        catalog = Catalog.from_specs("app", [ToolSpec("get_weather", "Current weather for a city.")])
+
+        def allow_set(self, query: str, principal: object = None) -> None: ...
+
+        def search(self, query: str, principal: object = None, *, k: int) -> None: ...
+
+    with pytest.raises(AdapterSetupError, match="permits"):
+        adapter_provider(NoPermits())
+    visibility = Visibility(SchemaRouter(NoPermits.catalog))
+    assert adapter_provider(visibility) is visibility

@@ -28,7 +28,14 @@ from typing import Any, Literal
 
 from .._principal import principal_identity
 from ..catalog._capability import make_route
-from ..errors import AdapterSetupError, MissingConversationError, MissingRequestError, RoutingError
+from ..errors import (
+    AdapterSetupError,
+    MissingConversationError,
+    MissingRequestError,
+    RoutingError,
+    SessionStateError,
+    UserError,
+)
 from ..visibility._allow_set import AllowSet, AllowSetProvider, permitted
 from ..visibility._find_tools import FindToolsResult
 from ..visibility._request import RouteRequest
@@ -39,7 +46,7 @@ from ._sessions import SESSION_FIELD, LiveSession, SessionCache, SessionStep, li
 from ._sessions import stored_state as read_state
 from ._settings import AdapterSettings
 
-__all__ = ["Decider", "Decision", "FailureCause"]
+__all__ = ["Decider", "Decision", "FailureCause", "failure_cause"]
 
 FailureCause = Literal[
     "missing_request", "request_error", "missing_conversation", "session_error", "router_error"
@@ -47,6 +54,20 @@ FailureCause = Literal[
 """Why a step has no routing: no request (or a blank one), a request that could not be read, no
 conversation id in conversation mode, a conversation state that cannot be used or stored, or a
 provider that raised (or answered something that is no allow-set)."""
+
+
+def failure_cause(exc: BaseException) -> FailureCause:
+    """The cause an exception raised while working out a step stands for: the adapter errors for
+    a missing conversation or request, a refused conversation state (or a misused session) for
+    `session_error`, any other `RoutingError` (an unusable request) for `request_error`, and
+    anything else for `router_error`. For an adapter that reads a run in parts (`Decider.failed`)."""
+    if isinstance(exc, MissingConversationError):
+        return "missing_conversation"
+    if isinstance(exc, MissingRequestError):
+        return "missing_request"
+    if isinstance(exc, SessionStateError | UserError):
+        return "session_error"
+    return "request_error" if isinstance(exc, RoutingError) else "router_error"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,15 +1,17 @@
-"""`AdapterSettings`: what every adapter takes, spelled one way and checked in one place."""
+"""`AdapterSettings`: what every adapter takes, spelled one way and checked in one place, and
+`adapter_provider`: the provider every adapter wraps, checked the same way."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import AdapterSetupError
+from ..errors import AdapterSetupError, UserError
+from ..visibility._allow_set import AllowSetProvider, require_provider
 from ..visibility._session import SessionLimits
 from ..visibility._session_state import SessionKey, session_key
 
-__all__ = ["AdapterSettings", "OnFailure"]
+__all__ = ["AdapterSettings", "OnFailure", "adapter_provider"]
 
 OnFailure = Literal["hide", "raise"]
 """What an adapter does when routing fails: `hide` every routed tool (logged at WARNING) or
@@ -50,3 +52,12 @@ class AdapterSettings:
                 session_key(self.session_key)
             except Exception as exc:
                 raise AdapterSetupError(str(exc)) from None
+
+
+def adapter_provider(provider: object) -> AllowSetProvider:
+    """`provider` as an adapter takes it at construction: checked by `require_provider`, with
+    what it lacks raised as `AdapterSetupError` (a `UserError`), naming the missing members."""
+    try:
+        return require_provider(provider)
+    except UserError as exc:
+        raise AdapterSetupError(str(exc)) from None

@@ -81,25 +81,32 @@ def request_in(context: object) -> RouteRequest | None:
 
 
 def request_via(
-    request_from: Callable[[Any], object], context: object, *, default: bool
+    request_from: Callable[[Any], object],
+    context: object,
+    *,
+    default: bool,
+    unusable: str = "unusable request in the run context",
+    returned_error: type[Exception] = RoutingError,
 ) -> RouteRequest | None:
     """The request `request_from` finds in a run's `context`, normalised by `coerce_request`.
 
     Raises `RoutingError` saying what failed: the context (when `default`, i.e. `request_from`
     is the adapter's documented reader, whose `TypeError` means an unusable request in the
-    context), the user's `request_from` raising, or what it returned. Adapters fail closed on it.
+    context: `unusable` says so in the adapter's words), or the user's `request_from` raising.
+    What it returned, when no request, raises `returned_error` (an adapter that treats it as
+    misuse passes `AdapterSetupError`). Adapters fail closed on a `RoutingError`.
     """
     try:
         found = request_from(context)
     except Exception as exc:
         if default and isinstance(exc, TypeError):
-            raise RoutingError(f"unusable request in the run context: {exc}") from exc
+            raise RoutingError(f"{unusable}: {exc}") from exc
         where = "reading the request from the run context" if default else "request_from"
         raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
     try:
         return coerce_request(found)
     except TypeError as exc:
-        raise RoutingError(f"request_from returned an unusable request: {exc}") from exc
+        raise returned_error(f"request_from returned an unusable request: {exc}") from exc
 
 
 def conversation_in(context: object) -> str | None:
@@ -123,25 +130,31 @@ def conversation_in(context: object) -> str | None:
 
 
 def conversation_via(
-    conversation_from: Callable[[Any], object], context: object, *, default: bool
+    conversation_from: Callable[[Any], object],
+    context: object,
+    *,
+    default: bool,
+    unusable: str = "unusable conversation id in the run context",
+    returned_error: type[Exception] = RoutingError,
 ) -> str | None:
     """The conversation id `conversation_from` finds in a run's `context` (None for none).
 
     Raises `RoutingError` saying what failed, as `request_via` does: the context (when `default`,
-    i.e. `conversation_from` is the adapter's documented reader), the user's callable raising,
-    or it returning something other than a string or None. Adapters fail closed on it.
+    i.e. `conversation_from` is the adapter's documented reader; `unusable` in the adapter's
+    words), or the user's callable raising; `returned_error` when it returns something other
+    than a string or None. Adapters fail closed on a `RoutingError`.
     """
     try:
         found: object = conversation_from(context)
     except Exception as exc:
         if default and isinstance(exc, TypeError):
-            raise RoutingError(f"unusable conversation id in the run context: {exc}") from exc
+            raise RoutingError(f"{unusable}: {exc}") from exc
         where = "reading the conversation id from the run context" if default else "conversation_from"
         raise RoutingError(f"{where} raised {type(exc).__name__}: {exc}") from exc
     if found is None or found == "":
         return None
     if not isinstance(found, str):
-        raise RoutingError(
+        raise returned_error(
             f"conversation_from returned an unusable conversation id: expected a string, got {type(found).__name__}"
         )
     return found
