@@ -18,6 +18,7 @@ from bisect import bisect_left
 from dataclasses import replace
 
 from ._abbreviations import ABBREVIATIONS
+from ._actions import ActionReader
 from ._commonness import english_count, specificity
 from ._memo import remember
 from ._paths import path_words
@@ -45,8 +46,10 @@ class QueryAnalyzer:
         settings: AnalysisSettings,
         stemmer: Stemmer,
         synonyms: dict[str, tuple[tuple[str, str], ...]],
+        actions: ActionReader | None = None,
     ) -> None:
         self.settings = settings
+        self._actions = actions if actions is not None else ActionReader()
         self._vocabulary = vocabulary
         self._stemmer = stemmer
         self._synonyms = synonyms
@@ -151,6 +154,14 @@ class QueryAnalyzer:
             ),
             _RESOLVE_CACHE,
         )
+
+    def action(self, query: str) -> str | None:
+        """The action `query` asks for (`list`, `get`, `create`, ...; see `_actions`), or None."""
+        return self._actions.request(query)
+
+    def says_action(self, term: QueryTerm) -> bool:
+        """Does the request word of `term` say an action (`_actions`), rather than name a thing?"""
+        return self._actions.says_action(term.surface)
 
     def corrected_text(self, query: str) -> str:
         """`query` with each misspelt word replaced by the catalog word it is read as (the same

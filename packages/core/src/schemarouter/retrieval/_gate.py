@@ -130,7 +130,14 @@ def rank_for_gate(
     if hidden:
         depth += min(len(hidden), depth)
     ranked = index.rank(
-        terms, depth, settings, lambda qt: term_evidence(index, qt, settings), preferred_doc, count
+        terms,
+        depth,
+        settings,
+        lambda qt: term_evidence(index, qt, settings),
+        preferred_doc,
+        count,
+        index.analyzer.action(query),
+        settings.action_evidence,
     )
     return GateRanking(index.capabilities, terms, ranked, preferred_doc, index.max_idf)
 

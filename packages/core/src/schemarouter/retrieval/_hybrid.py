@@ -34,7 +34,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from operator import itemgetter
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
@@ -63,7 +63,10 @@ class LexicalRetriever(Protocol):
 
     Optionally, `corrected_text(query) -> str` gives the request with misspelt words replaced
     by what the lexical side reads them as (the lexical index has it); the semantic side then
-    encodes that text. Without it, the request is encoded as written. And optionally,
+    encodes that text. Without it, the request is encoded as written. Optionally,
+    `action_factors(query) -> dict[int, float]` gives the factor by which the request's action
+    scales each tool it names (tool positions in route order; see `LexicalGate.action_factors`):
+    the fused ranking scales those tools alike. And optionally,
     `content_factors(routes) -> list[float]` gives what each descriptive word of each tool is
     worth (below 1 for a tool that lists far more words than a focused one); a broad tool's
     cosine is scaled by it.
@@ -103,6 +106,11 @@ class HybridPolicy:
     """Ranking: weight of 1 / the tool's place in the lexical ranking."""
     gate_weight: float = 0.2
     """Ranking: added when the lexical gate keeps the tool."""
+    action_power: float = 1.0
+    """Ranking: how many times the lexical side's action factor (`IndexSettings.action_weight`:
+    how well a named tool's action agrees with the request's) scales the fused rank of that
+    tool. The semantic side reads "show me my subscriptions" close to a `get` as to a `list`;
+    the action tells the siblings apart (0 turns it off)."""
     lexical_weight: float = 0.5
     """Abstention: weight of the bounded lexical evidence next to the cosine."""
     min_confidence: float = 0.3
@@ -183,6 +191,7 @@ class HybridPolicy:
 
 
 _WEIGHTS = (
+    "action_power",
     "rank_weight",
     "evidence_weight",
     "semantic_place_weight",
@@ -413,6 +422,8 @@ class HybridRetriever:
         by_meaning = sorted(sem_top, key=lambda i: (-closeness_of[i], routes[i]))
         sem_place = {i: place for place, i in enumerate(by_meaning[:depth], 1)}
         lex_place = {i: place for place, i in enumerate(lex_at, 1)}
+        action_factors = getattr(self.lexical, "action_factors", None)
+        scale = cast("dict[int, float]", action_factors(text)) if callable(action_factors) else {}
         best_rank = max((c.rank_score for c in lex_top), default=0.0)
         best_evidence = max((c.score for c in lex_top), default=0.0)
         query_evidence = max(cosines, default=0.0) + hp.lexical_weight * best_evidence
@@ -433,6 +444,9 @@ class HybridRetriever:
                     + (hp.gate_weight if lex.kept else 0.0)
                 )
                 score = round((cosine + hp.lexical_weight * evidence + query_evidence) / 2, 6)
+            if scale and i in scale:
+                # the lexical side's factor for the two actions' agreement, `action_power` times
+                rank *= scale[i] ** hp.action_power
             scored.append((-round(rank, 6), routes[i], score, cosine, lex))
         scored.sort(key=_order)
         return scored, lexical.reason, read
