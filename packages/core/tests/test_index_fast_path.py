@@ -377,7 +377,7 @@ def scalar_verdicts(
     top, _ = ranking(index, terms, max(settings.min_depth, 4 * k), action=action)
     # a tool whose action is the request's, named by a request word that says no action, has
     # that much more evidence (`GateSettings.action_evidence`)
-    objects = [(qt, ev) for qt, ev in zip(terms, evidence, strict=True) if not index.analyzer.says_action(qt)]
+    objects = [(qt, ev) for qt, ev in zip(terms, evidence, strict=True) if not qt.says_action]
     same: dict[int, float] = {}
     if action is not None and ACTION_MARK + action in index._postings:
         docs, trust = index._postings[ACTION_MARK + action]

@@ -130,6 +130,10 @@ NOT_PLURAL = frozenset({"news", "status", "series", "species", "always", "perhap
 _READ = frozenset({"list", "get", "search"})
 _WRITE = frozenset({"create", "update", "delete"})
 _WORD = re.compile(r"[a-z]+")
+_MAX_REQUEST_CHARS = 2_000
+"""A request's first characters read for its action."""
+MAX_REQUEST_WORDS = 64
+"""A request's first words read for its action."""
 _DESCRIPTION_WORDS = 3
 """How many first words of a description's first sentence may say the tool's action."""
 
@@ -183,6 +187,7 @@ class ActionReader:
             for form in _forms(verb):
                 self._forms.setdefault(form, "show")
         self._words: dict[str, tuple[str | None, bool]] = {}
+        self._pieces: dict[str, tuple[str | None, bool]] = {}
 
     def _word(self, word: str) -> tuple[str | None, bool]:
         """The action a word says (`show` for a word of `SHOW_WORDS`), and whether it names
@@ -204,7 +209,7 @@ class ActionReader:
 
     def says_action(self, word: str) -> bool:
         """Does `word` (lower case) say an action ("list", "created", "show", "what")?"""
-        return self._word(word)[0] is not None
+        return word in self._forms
 
     def first_action(self, words: Iterable[str]) -> str | None:
         """The action of the first action word of `words` (lower case), if any."""
@@ -215,18 +220,37 @@ class ActionReader:
         return None
 
     def request(self, text: str) -> str | None:
-        """The action `text` asks for, or None when it says none (see the module docstring)."""
-        action: str | None = None
-        plural = False
-        for word in _WORD.findall(text.lower()):
-            said, many = self._word(word)
+        """The action `text` asks for, or None when it says none (see the module docstring).
+        Only its first `_MAX_REQUEST_CHARS` characters are read."""
+        return self.request_words(text[:_MAX_REQUEST_CHARS].split())
+
+    def request_words(self, words: list[str]) -> str | None:
+        """`request` of a text already split at white space (its first `MAX_REQUEST_WORDS`)."""
+        words = words[:MAX_REQUEST_WORDS]
+        for at, raw in enumerate(words):
+            action = self._raw(raw)[0]
             if action is None:
-                action = said
-            elif said is None:
-                plural = plural or many
-        if action == "show":
-            return "list" if plural else "get"
-        return action
+                continue
+            if action != "show":
+                return action
+            # "show", "what": a list when a later word names things in the plural
+            return "list" if any(self._raw(later) == (None, True) for later in words[at + 1 :]) else "get"
+        return None
+
+    def piece(self, raw: str) -> tuple[str | None, bool]:
+        """The action a request's whitespace-separated word ("Show", "keys?") says, and whether
+        it names things in the plural (see `_word`); not remembered (the caller does)."""
+        found = _WORD.findall(raw.lower())
+        return self._word(found[0]) if len(found) == 1 else (None, False)
+
+    def _raw(self, raw: str) -> tuple[str | None, bool]:
+        """`piece`, remembered."""
+        known = self._pieces.get(raw)
+        if known is None:
+            known = self.piece(raw)
+            if len(self._pieces) < 50_000:
+                self._pieces[raw] = known
+        return known
 
     def tool(
         self,

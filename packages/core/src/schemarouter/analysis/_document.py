@@ -21,7 +21,7 @@ from ._fields import IDENTIFIER_FIELDS, field_tokens
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
 from ._terms import SOURCE_MARK, WORD_FIELDS, AnalysisSettings
-from ._text import identifier_tokens, joined_whole
+from ._text import joined_whole
 
 __all__ = ["AnalyzedTools", "analyze_tools"]
 
@@ -157,7 +157,8 @@ def analyze_tools(
         tok for fields in per_doc for name in (*WORD_FIELDS, "param_examples") for tok in fields[name]
     }
     tool_actions = [
-        actions.tool(identifier_tokens(cap.name), cap.title, cap.description, cap.annotations) for cap in caps
+        actions.tool(fields["name_words"], cap.title, cap.description, cap.annotations)
+        for cap, fields in zip(caps, per_doc, strict=True)
     ]
     return AnalyzedTools(
         doc_counts,

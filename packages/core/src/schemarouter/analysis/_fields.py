@@ -86,10 +86,12 @@ def _describe(
     _walk_schema(schema, names, texts, depth, kind)
 
 
-def parameter_kind(name: str) -> str | None:
+def parameter_kind(name: str, tokens: list[str] | None = None) -> str | None:
     """What kind of value a parameter holds, read off its name's last word (`source_timezone` and
-    `target_timezone` hold a `timezone`); None for a name without a word."""
-    tokens = identifier_tokens(name)
+    `target_timezone` hold a `timezone`); None for a name without a word. `tokens` are the
+    name's `identifier_tokens`, when already worked out."""
+    if tokens is None:
+        tokens = identifier_tokens(name)
     return tokens[-1] if tokens and tokens[-1].isalpha() else None
 
 
@@ -104,11 +106,18 @@ _EXAMPLES = re.compile(
 """What follows "e.g.", "for example", "such as" in a parameter's text, to the end of its phrase."""
 
 
+_EXAMPLE_HINTS = ("'", '"', "`", "e.g", "eg", "xample", "nstance", "such as")
+"""Strings without which a text holds no example value (`split_examples` then leaves it as is)."""
+
+
 def split_examples(text: str) -> tuple[str, list[str]]:
     """A parameter's text without its example values, and those values: quoted strings and what
     follows "e.g." / "for example" / "such as" up to the end of the phrase ("IANA timezone name
     (e.g., 'America/New_York')" -> "IANA timezone name (e.g., )", ["America/New_York"])."""
     examples: list[str] = []
+    lower = text.lower()
+    if not any(hint in lower for hint in _EXAMPLE_HINTS):
+        return text, examples
 
     def keep(match: re.Match[str]) -> str:
         examples.append(match.group(match.lastindex or 0))
@@ -119,8 +128,9 @@ def split_examples(text: str) -> tuple[str, list[str]]:
     return text, examples
 
 
-def _name_tokens(name: str) -> list[str]:
-    tokens = identifier_tokens(name)
+def _name_tokens(name: str, tokens: list[str] | None = None) -> list[str]:
+    if tokens is None:
+        tokens = identifier_tokens(name)
     kept = [t for t in tokens if t not in STOP_WORDS] or tokens
     # a part written in mixed case is also indexed whole (`get_YouTube_video` -> `youtube`)
     for run in _LETTER_RUNS.findall(name):
@@ -134,16 +144,18 @@ def field_tokens(cap: Capability) -> dict[str, list[str]]:
     """Surface tokens per field (stop-words removed, except when a name is nothing else); under
     `param_examples` the words of the example values in parameter texts (`split_examples`,
     which belong to `param_text`), under `param_kinds` the kinds of the tool's parameters
-    (`parameter_kind`), and under `kind_examples` each example word with the kind of the
-    parameter it was given for (`kind` + `KIND_MARK` + word)."""
+    (`parameter_kind`), under `kind_examples` each example word with the kind of the
+    parameter it was given for (`kind` + `KIND_MARK` + word), and under `name_words` the
+    name's `identifier_tokens`, stop-words kept (what its action is read from)."""
     names: list[str] = []
     texts: list[Described] = []
     _walk_schema(cap.input_schema, names, texts, 0)
     params: list[str] = []
     kinds: list[str] = []
     for name in names:
-        params.extend(_name_tokens(name))
-        kind = parameter_kind(name)
+        tokens = identifier_tokens(name)
+        params.extend(_name_tokens(name, tokens))
+        kind = parameter_kind(name, tokens)
         if kind is not None and kind not in kinds:
             kinds.append(kind)
     param_text: list[str] = []
@@ -157,7 +169,8 @@ def field_tokens(cap: Capability) -> dict[str, list[str]]:
             examples.extend(words)
             if kind is not None:
                 kind_examples.extend(f"{kind}{KIND_MARK}{word}" for word in words)
-    name = _name_tokens(cap.name)
+    name_words = identifier_tokens(cap.name)
+    name = _name_tokens(cap.name, name_words)
     title = text_tokens(cap.title or "", wholes=True)
     description = text_tokens(cap.description, wholes=True)
     # An identifier longer than any real one is a list of keywords, not a name: its words count
@@ -174,6 +187,7 @@ def field_tokens(cap: Capability) -> dict[str, list[str]]:
         "description": description,
         "params": params,
         "param_text": param_text,
+        "name_words": name_words,
         "param_examples": examples,
         "param_kinds": kinds,
         "kind_examples": kind_examples,

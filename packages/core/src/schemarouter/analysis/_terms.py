@@ -95,6 +95,8 @@ class QueryTerm:
     base_specificity: float = -1.0
     """`specificity` of the word's most common form: the lower of its own and its stem's, when
     the stem is a word ("writing" is as everyday as "write"). Defaults to `specificity`."""
+    says_action: bool = False
+    """The word says an action ("list", "show", "created"; see `_actions`) rather than a thing."""
 
     def __post_init__(self) -> None:
         if not self.key:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ..analysis._actions import ACTIONS, agreement
 from ..analysis._terms import ACTION_MARK
@@ -26,57 +25,58 @@ _TOOL_ACTIONS = (*ACTIONS, "read")
 
 
 class Boost(NamedTuple):
-    """What one request action does to the ranking: the tools it scales and by what factor, and
-    how far each of them is trusted to do that very action (0 for an agreeing other one)."""
+    """What one request action does to the ranking, per tool position: the factor it scales the
+    tool's score by (1 for a tool with no action) and how far the tool is trusted to do that very
+    action (0 for another one)."""
 
-    tools: DocArray
     factors: WeightArray
     same: WeightArray
 
-    def among(self, keep: NDArray[np.bool_]) -> Boost:
-        """The tools `keep` marks, with their factors."""
-        return Boost(self.tools[keep], self.factors[keep], self.same[keep])
-
 
 class ActionBoosts:
-    """Per request action: the tools whose score it scales, and each one's factor."""
+    """Per request action: each tool's factor, worked out once per index and action."""
 
-    def __init__(self, postings: Postings, weight: float) -> None:
+    def __init__(self, postings: Postings, weight: float, size: int) -> None:
         self._postings = postings
         self._weight = weight
+        self._size = size
         self._of: dict[str, Boost | None] = {}
 
     def of(self, action: str) -> Boost | None:
-        """The tools (positions, each once) a request asking to `action` scales, the factor of
-        each, and how far each is trusted to do that very action (0 for another action); None
-        when it scales none."""
+        """What a request asking to `action` does to each tool; None when it scales none."""
         if action in self._of:
             return self._of[action]
-        docs: list[DocArray] = []
-        factors: list[WeightArray] = []
-        same: list[WeightArray] = []
+        factors = np.ones(self._size, dtype=np.float64)
+        same = np.zeros(self._size, dtype=np.float64)
+        scaled = False
         if self._weight > 0.0:
             for tool_action in _TOOL_ACTIONS:
                 term = ACTION_MARK + tool_action
                 if term not in self._postings:
                     continue
                 fit = agreement(action, tool_action)
+                tools, trust = self._postings[term]
                 if fit:
-                    tools, trust = self._postings[term]
-                    docs.append(tools)
-                    factors.append(1.0 + self._weight * fit * trust)
-                    same.append(trust if tool_action == action else np.zeros_like(trust))
-        boost = Boost(np.concatenate(docs), np.concatenate(factors), np.concatenate(same)) if docs else None
+                    factors[tools] = 1.0 + self._weight * fit * trust
+                    scaled = True
+                if tool_action == action:
+                    same[tools] = trust
+        boost = Boost(factors, same) if scaled else None
         self._of[action] = boost  # a race computes the same value twice: no lock needed
         return boost
 
 
-def named_siblings(boost: Boost, objects: list[WordVector], size: int) -> Boost | None:
-    """The tools of `boost` that the request names by an object word: one of `objects` (the
-    vectors of the request words that say no action, over `size` tools) hits the tool's name or
-    title. The action tells apart siblings over the object the request names, not any tool
-    whose action agrees. None when no such word names a tool."""
-    named = [v.positions[v.positions >= 2 * size] for v in objects]
+def named_siblings(
+    boost: Boost, objects: list[WordVector]
+) -> tuple[DocArray, WeightArray, WeightArray] | None:
+    """The tools the request names by an object word (one of `objects`, the vectors of the
+    request words that say no action, hits the tool's name or title), with the factor `boost`
+    scales each by (1 for a tool with no action) and its trust in the same action. The action
+    tells apart siblings over the object the request names, not any tool whose action agrees.
+    A tool named by two words is listed twice: scaling `scores[tools] *= factors` reads every
+    score before it writes any, so it is still scaled once. None when no such word names a tool."""
+    named = [v.named for v in objects if v.named.size]
     if not named:
         return None
-    return boost.among(np.isin(boost.tools, np.concatenate(named) - 2 * size))
+    tools = np.concatenate(named) if len(named) > 1 else named[0]
+    return tools, boost.factors[tools], boost.same[tools]

@@ -191,7 +191,7 @@ class LexicalIndex:
             named_of_terms[term] = np.array(raw_named[term], dtype=np.bool_)
             argument_of_terms[term] = np.array(raw_argument[term], dtype=np.bool_)
             takes_of_terms[term] = np.array(raw_takes[term], dtype=np.bool_)
-        self._boosts = ActionBoosts(self._postings, settings.action_weight)
+        self._boosts = ActionBoosts(self._postings, settings.action_weight, len(self._caps))
         self._vocabulary = Vocabulary(self._idf, self._max_idf, tools)
         self._analyzer = analyzer.requests(self._vocabulary)
         self._vectors: dict[Hashable, dict[str, WordVector]] = {}
@@ -256,7 +256,7 @@ class LexicalIndex:
         )
         index._takes, index._taken, index._says = tables.takes, tables.taken, {}
         index._doc_fields = DocFields(arrays, len(index._caps))
-        index._boosts = ActionBoosts(postings, settings.action_weight)
+        index._boosts = ActionBoosts(postings, settings.action_weight, len(index._caps))
         index._content_factor = content_factors(
             arrays.docs, arrays.fields, len(index._caps), settings.breadth_reference, settings.breadth_power
         )
@@ -408,7 +408,7 @@ class LexicalIndex:
         positive = values.size == 0 or float(values.min()) > 0.0
         evidence = self.term_evidence(qt, weights)
         if evidence is None:
-            return WordVector(docs, values, len(docs), positive)
+            return WordVector(docs, values, len(docs), positive, docs[:0])
         hit, total, named_docs, identifier = evidence
         size = len(self._caps)
         return WordVector(
@@ -416,6 +416,7 @@ class LexicalIndex:
             np.concatenate((values, total, identifier)),
             len(docs),
             positive,
+            named_docs,
         )
 
     def word_vectors(
@@ -499,10 +500,11 @@ class LexicalIndex:
         boost = self._boosts.of(action) if action is not None else None
         siblings = self._named_siblings(terms, vectors, boost) if boost is not None else None
         if siblings is not None:
-            scores[siblings.tools] *= siblings.factors  # a view: the scores reported are scaled too
+            tools, factors, same = siblings
+            scores[tools] *= factors  # a view: the scores reported are scaled too
             if action_evidence > 0.0:
                 # the same action is evidence too: the request names the tool and what it does
-                totals[size + siblings.tools] += action_evidence * siblings.same
+                totals[size + tools] += action_evidence * same
         hit = None
         if preferred is not None or not positive:
             # zero-weight matches count as matched; so does the preferred tool
@@ -520,26 +522,26 @@ class LexicalIndex:
 
     def _named_siblings(
         self, terms: tuple[QueryTerm, ...], vectors: list[WordVector], boost: Boost
-    ) -> Boost | None:
+    ) -> tuple[DocArray, WeightArray, WeightArray] | None:
         """`boost` among the tools the request names by an object word (see `named_siblings`)."""
-        matched = (qt for qt in terms if qt.matches)  # `word_vectors` keeps the terms that match
-        says = self._analyzer.says_action
-        objects = [v for qt, v in zip(matched, vectors, strict=True) if not says(qt)]
-        return named_siblings(boost, objects, len(self._caps))
+        matched = [qt for qt in terms if qt.matches]  # `word_vectors` keeps the terms that match
+        return named_siblings(
+            boost, [v for qt, v in zip(matched, vectors, strict=True) if not qt.says_action]
+        )
 
     def sibling_factors(
         self,
         query: str,
         key: Hashable,
         weights_of: Callable[[QueryTerm], Sequence[MatchEvidence]],
-    ) -> Boost | None:
-        """The tools whose ranking score the action of `query` scales (see `rank`), and each
-        one's factor; None when it scales none. `key` and `weights_of` are `word_vectors`'."""
-        action = self._analyzer.action(query)
+    ) -> tuple[DocArray, WeightArray, WeightArray] | None:
+        """The tools whose ranking score the action of `query` scales (see `rank`), each one's
+        factor and trust in the same action; None when it scales none. `key` and `weights_of`
+        are `word_vectors`'."""
+        terms, action = self._analyzer.read(query)
         boost = self._boosts.of(action) if action is not None else None
         if boost is None:
             return None
-        terms = self._analyzer.query_terms(query)
         return self._named_siblings(terms, self.word_vectors(terms, key, weights_of), boost)
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[int, int, int]]:

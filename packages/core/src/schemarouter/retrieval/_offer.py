@@ -308,9 +308,9 @@ class LexicalGate:
         boost = index.sibling_factors(query, settings, lambda qt: term_evidence(index, qt, settings))
         if boost is None:
             return {}
-        tools: list[int] = boost.tools.tolist()
-        factors: list[float] = boost.factors.tolist()
-        return dict(zip(tools, factors, strict=True))
+        tools: list[int] = boost[0].tolist()
+        factors: list[float] = boost[1].tolist()
+        return {tool: factor for tool, factor in zip(tools, factors, strict=True) if factor != 1.0}
 
     def content_factors(self, routes: Sequence[str]) -> list[float]:
         """What each word of each tool's description and parameters is worth (`_breadth`), for

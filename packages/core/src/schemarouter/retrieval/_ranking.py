@@ -67,6 +67,8 @@ class WordVector(NamedTuple):
     """The first `ranking` entries are the ranking block: the word's `TermPlan`."""
     positive: bool
     """Every ranking weight is above 0 (a tool it matches then scores above 0)."""
+    named: DocArray
+    """The tools whose name or title the word hits (the identifier block, as tool positions)."""
 
 
 class Ranked(NamedTuple):
