@@ -134,8 +134,8 @@ def test_the_time_servers_tools(mode: str, request_text: str, tool: str) -> None
 
 
 def test_each_fix_is_needed() -> None:
-    """Without the action, "show the keys" ranks `key_create` with `key_list`; without the
-    argument factor, tools that merely take a subscription crowd `subscription_list`; with
+    """Without the action, "show the keys" ranks `key_create` with `key_list`, and tools that
+    merely take a subscription crowd `subscription_list` unless the argument factor is on; with
     examples weighed as prose, Tokyo (an example of `convert_time`'s target) picks it."""
 
     def lexical(specs: list[ToolSpec], request: str, **changes: float) -> list[str]:
@@ -148,9 +148,11 @@ def test_each_fix_is_needed() -> None:
     assert keys.index("key_create") < keys.index("key_list") or keys.index("settings_get") < keys.index(
         "key_list"
     )
+    assert lexical(CLOUD, "list my subscriptions", action_weight=0.0)[0] != "subscription_list"
+    # the argument factor, off by default, does it alone too
     assert (
-        lexical(CLOUD, "list my subscriptions", argument_power=0.0, action_weight=0.0)[0]
-        != "subscription_list"
+        lexical(CLOUD, "list my subscriptions", argument_power=0.5, action_weight=0.0)[0]
+        == "subscription_list"
     )
     assert lexical(TIME, "what time is it in Tokyo", example_weight=1.0)[0] == "convert_time"
 
