@@ -25,6 +25,7 @@ __all__ = [
     "BfclEntry",
     "LabelledQuery",
     "MultiToolTally",
+    "SingleServer",
     "Split",
     "bfcl",
     "in_split",
@@ -33,6 +34,7 @@ __all__ = [
     "metatool_multi_tool",
     "metatool_single_tool",
     "metatool_task1",
+    "single_server",
     "two_in_one",
     "with_typo",
 ]
@@ -161,6 +163,92 @@ def livemcpbench(split: Split = "all") -> tuple[Catalog, list[LabelledQuery]]:
         if gold:
             queries.append(LabelledQuery(question, tuple(gold)))
     return Catalog.merge(*catalogs), queries
+
+
+_GENERIC_SERVER_WORDS = frozenset({"mcp", "server"})
+
+
+def _namespace(server: str) -> str:
+    """A server's name as a namespace: lower case, words joined by `_`, "mcp" and "server"
+    left out (`mcp-server-chart` -> `chart`, `word-document-server` -> `word_document`)."""
+    words = [w for w in re.split(r"[^a-z0-9]+", server.lower()) if w and w not in _GENERIC_SERVER_WORDS]
+    return "_".join(words) or "server"
+
+
+@dataclass(frozen=True, slots=True)
+class SingleServer:
+    """LiveMCPBench as one large MCP server (see `single_server`)."""
+
+    catalog: Catalog
+    label: dict[str, str]
+    """Each tool's name in the catalog -> its name on its own server (what gold tools name)."""
+    steps: list[LabelledQuery]
+    """Annotated step descriptions, each with the one tool the step used."""
+    tasks: list[LabelledQuery]
+    """Task questions with the tools the annotator used."""
+
+
+def single_server(split: Split = "all") -> SingleServer:
+    """LiveMCPBench's 69 servers merged into one server of 526 tools, the shape of a large
+    single server: one source, each tool named `<namespace>_<name>` with its server's name as
+    the namespace (`ppt_add_slide`, `word_document_add_table`; a name that already starts with
+    it is kept, `git_status`), so that siblings over one object differ by their action.
+
+    Requests: every annotated step whose task lists as many steps as tools, paired with its
+    tool ("Convert all place names to geographic coordinates" -> `geocode_address`); and the
+    task questions with their tool sets, as `livemcpbench` reads them. Gold tools are the
+    names on their own servers (`label` maps the catalog's names to those): a name two
+    servers share (`read_file`) is found through either. Each request is in the half its own
+    text hashes to (`in_split`).
+    """
+    servers: list[dict[str, Any]] = json.loads((DATA / "livemcpbench" / "tools.json").read_text("utf-8"))
+    specs: list[ToolSpec] = []
+    label: dict[str, str] = {}
+    for server in servers:
+        for key, entry in sorted(server["tools"].items()):
+            prefix = _namespace(key)
+            for tool in entry["tools"]:
+                own = str(tool["name"])
+                flat = re.sub(r"[^a-z0-9]+", "_", own.lower())
+                name = own if flat.startswith(prefix + "_") else f"{prefix}_{own}"
+                while name in label:
+                    name += "_"
+                label[name] = own
+                specs.append(
+                    ToolSpec(
+                        name,
+                        tool.get("description"),
+                        tool.get("inputSchema"),
+                        annotations=tool.get("annotations"),
+                    )
+                )
+    catalog = Catalog.from_specs("workspace", specs)
+    label = {cap.name: label[cap.name] for cap in catalog}
+    known = set(label.values())
+    tasks: list[dict[str, Any]] = json.loads(
+        (DATA / "livemcpbench" / "all_annotations.json").read_text("utf-8")
+    )
+    steps: list[LabelledQuery] = []
+    questions: list[LabelledQuery] = []
+    for task in tasks:
+        meta = task["Annotator Metadata"]
+        question = str(task["Question"]).strip()
+        tools = [
+            m.group(1).strip() for line in str(meta["Tools"]).splitlines() if (m := _NUMBERED.match(line))
+        ]
+        texts = [
+            m.group(1).strip() for line in str(meta["Steps"]).splitlines() if (m := _NUMBERED.match(line))
+        ]
+        gold = tuple(dict.fromkeys(t for t in tools if t in known))
+        if gold and in_split(question, split):
+            questions.append(LabelledQuery(question, gold))
+        if len(texts) == len(tools):
+            steps.extend(
+                LabelledQuery(text, (tool,))
+                for text, tool in zip(texts, tools, strict=True)
+                if tool in known and in_split(text, split)
+            )
+    return SingleServer(catalog, label, steps, questions)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ follow whatever the offer logic becomes, since nothing here re-implements it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +132,9 @@ class OfferTally:
 
     k: int = DEFAULT_K
     proxies: Sequence[str] = PROXIES
+    label: Mapping[str, str] | None = None
+    """What each tool name counts as against the needed names (`_datasets.SingleServer.label`);
+    None: the name itself."""
     requests: int = 0
     ranked_all: int = 0
     ranked_share: float = 0.0
@@ -162,7 +165,7 @@ class OfferTally:
         catalog = visibility.router.catalog
         self.requests += 1
         if ranked is not None:
-            all_ranked, share = _all_in(gold, ranked[: self.k], self.k)
+            all_ranked, share = _all_in(gold, self._labelled(ranked[: self.k]), self.k)
             self.ranked_requests += 1
             self.ranked_all += all_ranked
             self.ranked_share += share
@@ -170,7 +173,7 @@ class OfferTally:
             self.deep_requests += 1
             self.deep_all += _all_in(gold, deep[:DEEP], DEEP)[0]
         allow = visibility.allow_set(request)
-        all_offered, share = _all_in(gold, allow.names, self.k)
+        all_offered, share = _all_in(gold, self._labelled(allow.names), self.k)
         self.offered_all += all_offered
         self.offered_share += share
         offered_bytes = sum(catalog[route].schema_bytes for route in allow.routes)
@@ -187,12 +190,16 @@ class OfferTally:
                 continue
             session = RoutingSession(visibility, conversation_id=f"{proxy}:{request[:64]}")
             offer = session.offer(request)
-            if not gold <= set(offer.names):
+            if not gold <= set(self._labelled(offer.names)):
                 session.find_tools(proxies.query(proxy, request, offer.routes))
                 offer = session.offer(request)  # the turn's next model step
-            self.reached_all[proxy] += gold <= set(offer.names)
+            self.reached_all[proxy] += gold <= set(self._labelled(offer.names))
             self.reached_bytes[proxy] += offer.schema_bytes
         return all_offered
+
+    def _labelled(self, names: Iterable[str]) -> list[str]:
+        label = self.label
+        return list(names) if label is None else [label.get(name, name) for name in names]
 
     def summary(self) -> dict[str, Any]:
         """The shares and means over the requests added (see the module docstring)."""

@@ -15,6 +15,9 @@ Task1 threshold is then applied to the half it was chosen on):
   reported half itself: 5%, 10% and 20%, and the over-rejection of the lexical gate alone
   (the lowest the lexical mode can reach); "-" where a mode's gate already refuses more.
   And the default operating point (no calibration).
+- One large server (`_datasets.single_server`: LiveMCPBench merged into one source with
+  namespaced names): recall@1 and recall@5 of its step descriptions (one tool each) and of
+  its task questions (is the first tool a gold one; the share of gold tools in the top five).
 - LiveMCPBench: gold-set recall@5 (share of a task's gold tools in the top five, capped at
   five), and recall@1 (is the first tool a gold one), on the `heldout` tasks.
 - For MetaTool routing and LiveMCPBench, also the gold tools inside the default allow-set at
@@ -45,7 +48,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -64,6 +67,7 @@ from _datasets import (
     metatool_multi_tool,
     metatool_single_tool,
     metatool_task1,
+    single_server,
     two_in_one,
 )
 from _offers import DEEP, OfferTally, format_offers, offer_columns
@@ -90,11 +94,15 @@ class Ranked:
 class Modes:
     """The three rankers over one catalog."""
 
-    def __init__(self, catalog: Catalog, encoder: WordLlamaEncoder) -> None:
+    def __init__(
+        self, catalog: Catalog, encoder: WordLlamaEncoder, label: Mapping[str, str] | None = None
+    ) -> None:
         self.lexical = SchemaRouter(catalog)
         self.hybrid = self.lexical.with_semantic(encoder)
         self.semantic = SemanticIndex(catalog, encoder)
-        self._names = [catalog[route].name for route in self.semantic.routes]
+        self.label = label
+        """Each tool name -> the name gold tools use (`_datasets.SingleServer.label`), if not its own."""
+        self._names = [self._label(catalog[route].name) for route in self.semantic.routes]
         self.visibility = {"lexical": Visibility(self.lexical), "hybrid": Visibility(self.hybrid)}
 
     def rank(self, mode: str, query: str, depth: int = 5) -> Ranked:
@@ -108,13 +116,16 @@ class Modes:
         retrieval = router.retrieve(query, depth, abstention=OPEN)
         ranked = sorted(retrieval.reported, key=lambda c: (-c.rank_score, c.route))
         best = max((c.score for c in retrieval.candidates), default=None)
-        return Ranked(tuple(c.name for c in ranked[:depth]), best)
+        return Ranked(tuple(self._label(c.name) for c in ranked[:depth]), best)
+
+    def _label(self, name: str) -> str:
+        return name if self.label is None else self.label[name]
 
     def allowed(self, mode: str, query: str) -> tuple[str, ...]:
         """The tools routed at k=5 with the default policy (what an adapter shows); lexical or
         hybrid (semantic alone has no gate)."""
         router = self.hybrid if mode == "hybrid" else self.lexical
-        return tuple(c.name for c in router.retrieve(query, 5).offered)  # routed, or uncertain
+        return tuple(self._label(c.name) for c in router.retrieve(query, 5).offered)  # routed, or uncertain
 
     def default_routes(self, mode: str, query: str) -> bool:
         return bool(self.allowed(mode, query))
@@ -138,7 +149,7 @@ def offers(modes: Modes, mode: str, queries: Sequence[LabelledQuery]) -> dict[st
     semantic alone, which has no allow-set."""
     if mode == "semantic":
         return None
-    tally = OfferTally()
+    tally = OfferTally(label=modes.label)
     for item in queries:
         ranked, deep = modes.rank(mode, item.query).names, modes.rank(mode, item.query, DEEP).names
         tally.add(modes.visibility[mode], item.query, item.gold, ranked, deep)
@@ -334,6 +345,8 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
     task_dev, task_heldout = metatool_task1("dev"), metatool_task1(split)
     live_catalog, live_tasks = livemcpbench(split)
     live = Modes(live_catalog, encoder)
+    server = single_server(split)
+    one = Modes(server.catalog, encoder, server.label)
     multi = metatool_multi_tool()
     pairs = two_in_one(everything)
     lexical_gate_rate = gate_only_over_rejection(meta, "lexical", task_heldout)
@@ -343,12 +356,18 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
         multi_summary, multi_all_gold = multi_tool_recall(meta, mode, multi)
         meta_recall, meta_first = top_hits(meta, mode, routing)
         live_recall, live_first = top_hits(live, mode, live_tasks)
+        steps_recall, steps_first = top_hits(one, mode, server.steps)
+        tasks_recall, tasks_first = top_hits(one, mode, server.tasks)
         pair_recall = top_hits(meta, mode, pairs)[0]
         per_query[mode] = {
             "metatool_recall@1": meta_first,
             "metatool_recall@5": meta_recall,
             "livemcpbench_recall@1": live_first,
             "livemcpbench_recall@5": live_recall,
+            "single_server_steps_recall@1": steps_first,
+            "single_server_steps_recall@5": steps_recall,
+            "single_server_tasks_recall@1": tasks_first,
+            "single_server_tasks_recall@5": tasks_recall,
             "multi_tool_all_gold@5": multi_all_gold,
             "two_in_one_both@5": [float(r == 1.0) for r in pair_recall],
         }
@@ -357,6 +376,11 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
             "metatool_recall@5": statistics.fmean(per_query[mode]["metatool_recall@5"]),
             "livemcpbench_recall@1": statistics.fmean(per_query[mode]["livemcpbench_recall@1"]),
             "livemcpbench_recall@5": statistics.fmean(per_query[mode]["livemcpbench_recall@5"]),
+            "single_server": {
+                key.removeprefix("single_server_"): statistics.fmean(values)
+                for key, values in per_query[mode].items()
+                if key.startswith("single_server_")
+            },
             "metatool_gated@5": gated_recall(meta, mode, routing),
             "livemcpbench_gated@5": gated_recall(live, mode, live_tasks),
             "metatool_multi_tool": multi_summary,
@@ -370,6 +394,8 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
                 "livemcpbench": offers(live, mode, live_tasks),
                 "metatool_multi_tool": offers(meta, mode, multi),
                 "two_in_one": offers(meta, mode, pairs),
+                "single_server_steps": offers(one, mode, server.steps),
+                "single_server_tasks": offers(one, mode, server.tasks),
             },
         }
     report["quality"] = quality
@@ -387,6 +413,8 @@ def run(limit: int, repeat: int, split: Split = "heldout", speed: bool = True) -
         "task1_dev": len(task_dev),
         f"task1_{split}": len(task_heldout),
         "livemcpbench_tasks": len(live_tasks),
+        "single_server_steps": len(server.steps),
+        "single_server_tasks": len(server.tasks),
         "metatool_multi_tool_queries": len(multi),
         "two_in_one_requests": len(pairs),
     }
@@ -409,6 +437,13 @@ def _print(report: dict[str, Any]) -> None:
         (f"MetaTool recall@5 ({half})", lambda m: q[m]["metatool_recall@5"]),
         (f"LiveMCPBench first tool is gold ({half})", lambda m: q[m]["livemcpbench_recall@1"]),
         (f"LiveMCPBench gold recall@5 ({half})", lambda m: q[m]["livemcpbench_recall@5"]),
+        (f"One server, steps: recall@1 ({half})", lambda m: q[m]["single_server"]["steps_recall@1"]),
+        (f"One server, steps: recall@5 ({half})", lambda m: q[m]["single_server"]["steps_recall@5"]),
+        (
+            f"One server, tasks: first tool is gold ({half})",
+            lambda m: q[m]["single_server"]["tasks_recall@1"],
+        ),
+        (f"One server, tasks: recall@5 ({half})", lambda m: q[m]["single_server"]["tasks_recall@5"]),
         (f"MetaTool gold in default allow-set, k=5 ({half})", lambda m: q[m]["metatool_gated@5"]),
         (f"LiveMCPBench gold in default allow-set ({half})", lambda m: q[m]["livemcpbench_gated@5"]),
         (f"Task1 over-rejection @ dev 5% ({half})", lambda m: q[m]["task1"]["over_rejection"]),

@@ -10,6 +10,9 @@ Prints, for the default lexical router:
   (threshold chosen on the dev half, measured on the held-out half), and the same for the
   no-route gate alone, with no threshold;
 - LiveMCPBench: recall of each task's gold tool set in the top 5 / 10 over 526 real MCP tools;
+- one large server (`_datasets.single_server`: LiveMCPBench's tools merged into one source
+  with namespaced names): recall@1 / @5 / @10 and MRR of its annotated step descriptions (one
+  tool each) and of its task questions (tool sets), and the gold tools inside the allow-set;
 - MetaTool multi-tool queries (two gold tools each, same 199 tools): share with both gold tools
   in the top 5, with at least one, mean per-query recall@5 / @10, and the share with both gold
   tools inside the gated k=5 allow-set;
@@ -33,7 +36,7 @@ import math
 import platform
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -49,6 +52,7 @@ from _datasets import (
     metatool_multi_tool,
     metatool_single_tool,
     metatool_task1,
+    single_server,
     with_typo,
 )
 from _offers import DEEP, OfferTally, format_offers, offer_columns
@@ -67,16 +71,22 @@ def _ranked(index: LexicalIndex, query: str, k: int) -> Retrieval:
 
 
 def ranking_metrics(
-    index: LexicalIndex, queries: Sequence[LabelledQuery], ks: Sequence[int]
+    index: LexicalIndex,
+    queries: Sequence[LabelledQuery],
+    ks: Sequence[int],
+    label: Mapping[str, str] | None = None,
 ) -> dict[str, float]:
     """Mean recall@k of the ranking (the share of a request's gold tools in its top k; at k = 1,
     whether the first tool is a gold one, so that a request with several gold tools can reach 1)
-    and MRR of the first gold tool."""
+    and MRR of the first gold tool. `label` maps the catalog's names to the names gold tools
+    use (`_datasets.SingleServer`)."""
     depth = max(ks)
     hits = {k: 0.0 for k in ks}
     reciprocal = 0.0
     for item in queries:
         names = _ranked(index, item.query, depth).names
+        if label is not None:
+            names = tuple(label[name] for name in names)
         gold = set(item.gold)
         for k in ks:
             hits[k] += len(gold & set(names[:k])) / (1 if k == 1 else len(gold))
@@ -124,9 +134,11 @@ def multi_tool_metrics(router: SchemaRouter, queries: Sequence[LabelledQuery]) -
     }
 
 
-def offer_metrics(router: SchemaRouter, queries: Sequence[LabelledQuery]) -> dict[str, Any]:
+def offer_metrics(
+    router: SchemaRouter, queries: Sequence[LabelledQuery], label: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """What the default allow-set offers and what one find-tools call reaches (see `_offers`)."""
-    tally = OfferTally()
+    tally = OfferTally(label=label)
     visibility = Visibility(router)
     for item in queries:
         ranked = _ranked(router.index, item.query, DEFAULT_K).names
@@ -227,6 +239,17 @@ def run(split: Split) -> dict[str, Any]:
     live_metrics = ranking_metrics(live_router.index, live_queries, (1, 5, 10))
     live_metrics["routed_recall@5"] = routed_recall(live_router, live_queries, 5)
     multi = metatool_multi_tool()
+    server = single_server(split)
+    server_router = SchemaRouter(server.catalog)
+    one_server = {
+        name: {
+            "queries": len(queries),
+            "tools": len(server.catalog),
+            **ranking_metrics(server_router.index, queries, (1, 5, 10), server.label),
+            "routed_recall@5": offer_metrics(server_router, queries, server.label)["offered_share"],
+        }
+        for name, queries in (("steps", server.steps), ("tasks", server.tasks))
+    }
     return {
         "split": split,
         "metatool_single_tool": {"queries": len(single), "tools": len(meta_router.catalog), **single_metrics},
@@ -238,11 +261,14 @@ def run(split: Split) -> dict[str, Any]:
             "tools": len(meta_router.catalog),
             **multi_tool_metrics(meta_router, multi),
         },
+        "single_server": one_server,
         "misspelt": typo_metrics(meta_router, live_router, single, live_queries, split),
         "offers": {
             "metatool_single_tool": offer_metrics(meta_router, single),
             "livemcpbench": offer_metrics(live_router, live_queries),
             "metatool_multi_tool": offer_metrics(meta_router, multi),
+            "single_server_steps": offer_metrics(server_router, server.steps, server.label),
+            "single_server_tasks": offer_metrics(server_router, server.tasks, server.label),
         },
         "seconds": time.perf_counter() - started,
         "versions": versions(),
@@ -286,6 +312,17 @@ def print_table(result: dict[str, Any]) -> None:
         f"recall@10 {live['recall@10']:.3f}   MRR {live['mrr']:.3f}"
     )
     print(f"  gold tools inside the gated k=5 allow-set: {live['routed_recall@5']:.3f}")
+    print()
+    for name, title in (
+        ("steps", "step descriptions, one tool each"),
+        ("tasks", "task questions, tool sets"),
+    ):
+        one = result["single_server"][name]
+        print(f"One server of {one['tools']} tools (LiveMCPBench merged), {title}: {one['queries']} requests")
+        print(
+            f"  recall@1 {one['recall@1']:.3f}   recall@5 {one['recall@5']:.3f}   recall@10 {one['recall@10']:.3f}"
+            f"   MRR {one['mrr']:.3f}   gold inside the k=5 allow-set {one['routed_recall@5']:.3f}"
+        )
     print()
     multi = result["metatool_multi_tool"]
     print(f"MetaTool multi-tool (never tuned on, all {multi['queries']} queries, {multi['tools']} tools)")

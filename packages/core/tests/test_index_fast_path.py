@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from schemarouter import Catalog, RetrievalAbstentionPolicy, SchemaRouter, ToolSpec, Visibility
-from schemarouter.analysis._terms import QueryTerm
+from schemarouter.analysis._terms import ACTION_MARK, QueryTerm
 from schemarouter.analysis._text import _content_tokens, text_tokens  # pyright: ignore[reportPrivateUsage]
 from schemarouter.retrieval._evidence import match_evidence, term_evidence
 from schemarouter.retrieval._gate import (
@@ -24,6 +24,7 @@ from schemarouter.retrieval._gate import (
 )
 from schemarouter.retrieval._index import (  # pyright: ignore[reportPrivateUsage]
     _ARGUMENT_MASK,
+    _ARGUMENTS_MASK,
     _IDENTIFIER_MASK,
     LexicalIndex,
     MatchEvidence,
@@ -67,28 +68,47 @@ def random_queries(seed: int, count: int) -> list[str]:
 
 
 def ranked(
-    index: LexicalIndex, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
+    index: LexicalIndex,
+    terms: tuple[QueryTerm, ...],
+    depth: int,
+    preferred: int | None = None,
+    action: str | None = None,
 ) -> Ranked:
     """`LexicalIndex.rank` with the gate's default evidence weights."""
     return index.rank(
-        terms, depth, DEFAULT_GATE, lambda qt: term_evidence(index, qt, DEFAULT_GATE), preferred
+        terms,
+        depth,
+        DEFAULT_GATE,
+        lambda qt: term_evidence(index, qt, DEFAULT_GATE),
+        preferred,
+        action=action,
     )
 
 
 def ranking(
-    index: LexicalIndex, terms: tuple[QueryTerm, ...], depth: int, preferred: int | None = None
+    index: LexicalIndex,
+    terms: tuple[QueryTerm, ...],
+    depth: int,
+    preferred: int | None = None,
+    action: str | None = None,
 ) -> tuple[list[tuple[int, float]], int | None]:
     """`LexicalIndex.rank` as (tool, score) pairs, and the number of matched tools."""
-    result = ranked(index, terms, depth, preferred)
+    result = ranked(index, terms, depth, preferred, action)
     return list(zip(result.docs, result.rank_scores, strict=True)), result.matched
 
 
-def _gained(mask: int, evidence: MatchEvidence) -> float:
-    """What one hit brings, by the fields it lands on: identifier, argument text alone, or other."""
+def _gained(index: LexicalIndex, doc: int, term: str, mask: int, evidence: MatchEvidence) -> float:
+    """What one hit brings, by the fields it lands on: identifier, argument text alone, or other;
+    outside the identifiers, what the tool's breadth lets one of its words be worth, and on its
+    parameters alone, what the term says as a parameter."""
     on_name, elsewhere, on_argument = evidence
     if mask & _IDENTIFIER_MASK:
         return on_name
-    return on_argument if mask == _ARGUMENT_MASK else elsewhere
+    gained = on_argument if mask == _ARGUMENT_MASK else elsewhere
+    gained = gained * index.content_factor(doc)
+    if not mask & ~_ARGUMENTS_MASK and index.argument_factor(term) < 1.0:
+        gained = gained * index.argument_factor(term)
+    return gained
 
 
 def exhaustive_accumulation(
@@ -112,7 +132,7 @@ def exhaustive_accumulation(
             quality = match.quality * scale
             for doc, weight in zip(*(a.tolist() for a in postings[match.term]), strict=True):
                 scores[doc] += weight * quality
-                gained = _gained(doc_fields[doc][match.term], weights[0])
+                gained = _gained(index, doc, match.term, doc_fields[doc][match.term], weights[0])
                 if gained:
                     support[doc] += gained
         elif qt.matches:
@@ -124,7 +144,7 @@ def exhaustive_accumulation(
                     value = weight * quality
                     if value > best.get(doc, 0.0):
                         best[doc] = value
-                    gained = _gained(doc_fields[doc][match.term], match_evidence)
+                    gained = _gained(index, doc, match.term, doc_fields[doc][match.term], match_evidence)
                     if gained > best_support.get(doc, 0.0):
                         best_support[doc] = gained
             for doc, value in best.items():
@@ -154,7 +174,7 @@ def evidence_by_lookup(
         if len(matches) == 1:
             mask = fields.get(matches[0].term)
             if mask is not None:
-                gained = _gained(mask, weights[0])
+                gained = _gained(index, doc, matches[0].term, mask, weights[0])
                 total += gained
                 if mask & _IDENTIFIER_MASK:
                     identifier += gained
@@ -164,7 +184,7 @@ def evidence_by_lookup(
             for match, match_evidence in zip(matches, weights, strict=True):
                 mask = fields.get(match.term)
                 if mask is not None:
-                    gained = _gained(mask, match_evidence)
+                    gained = _gained(index, doc, match.term, mask, match_evidence)
                     if first:
                         first = False
                         if mask & _IDENTIFIER_MASK:
@@ -353,11 +373,25 @@ def scalar_verdicts(
     settings = DEFAULT_GATE
     terms = index.analyzer.query_terms(query)
     evidence = match_evidence(index, terms, settings)
-    top, _ = ranking(index, terms, max(settings.min_depth, 4 * k))
+    action = index.analyzer.action(query)
+    top, _ = ranking(index, terms, max(settings.min_depth, 4 * k), action=action)
+    # a tool whose action is the request's, named by a request word that says no action, has
+    # that much more evidence (`GateSettings.action_evidence`)
+    objects = [(qt, ev) for qt, ev in zip(terms, evidence, strict=True) if not qt.says_action]
+    same: dict[int, float] = {}
+    if action is not None and ACTION_MARK + action in index._postings:
+        docs, trust = index._postings[ACTION_MARK + action]
+        same = dict(zip(docs.tolist(), trust.tolist(), strict=True))
     out: list[tuple[str, float, float, str]] = []
     kept = 0
     for doc, rank_score in top:
         total, identifier = evidence_by_lookup(index, doc, terms, evidence)
+        if doc in same:
+            named = evidence_by_lookup(index, doc, tuple(qt for qt, _ in objects), [ev for _, ev in objects])[
+                1
+            ]
+            if named > 0.0:
+                total += settings.action_evidence * same[doc]
         weight = settings.rank_weight
         blended = total ** (1 - weight) * (rank_score / index.max_idf) ** weight if total > 0 else total
         score = 1.0 - math.exp(-blended)

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec
+from schemarouter.analysis._terms import ACTION_MARK
 from schemarouter.catalog import Capability
 from schemarouter.cli import main
 from schemarouter.errors import SnapshotError
@@ -215,10 +216,23 @@ def test_tool_vectors_in_one_dimension_are_refused(
         load_snapshot(path, encoder=Bag())
 
 
-def test_an_idf_out_of_its_range_is_refused(snapshot: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("action", "times_max"),
+    [
+        pytest.param(False, 2.0, id="a-word-rarer-than-the-rarest"),  # ranking reads one in [0, 1]
+        pytest.param(False, 0.0, id="a-word-of-no-rarity"),
+        pytest.param(True, 0.5, id="a-tool-action-with-a-rarity"),  # an action has none: 0
+    ],
+)
+def test_an_idf_out_of_its_range_is_refused(
+    snapshot: Path, action: bool, times_max: float, capsys: pytest.CaptureFixture[str]
+) -> None:
     header, raw = unpack(snapshot)
+    terms: list[str] = json.loads(raw["terms"])
+    at = next(i for i, term in enumerate(terms) if term.startswith(ACTION_MARK) == action)
     idf = np.frombuffer(raw["idf"], dtype="<f8").copy()
-    idf[0] = header["index"]["max_idf"] * 2  # a rarity of 2 where ranking reads one in [0, 1]
+    assert (idf[at] == 0.0) == action  # as saved: a tool's action has no rarity, a word has one
+    idf[at] = header["index"]["max_idf"] * times_max
     raw["idf"] = idf.tobytes()
     repack(snapshot, header, raw)
     refused(snapshot, "arrays do not fit together", capsys)

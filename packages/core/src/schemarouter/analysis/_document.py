@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 from ..catalog._capability import Capability
 from ._abbreviations import ABBREVIATIONS
+from ._actions import ActionReader, ToolAction
+from ._examples import sibling_examples
 from ._fields import IDENTIFIER_FIELDS, field_tokens
 from ._segment import MIN_PART, segment
 from ._stemming import Stemmer
@@ -32,6 +34,8 @@ class AnalyzedTools(NamedTuple):
     terms are matched against."""
 
     counts: list[FieldCounts]
+    actions: list[ToolAction | None]
+    """Per tool: what it does, as its contract says (`_actions`), or None."""
     lengths: list[dict[str, float]]
     """Per tool: field -> its length in tokens (a name whole and source parts aside)."""
     word_terms: frozenset[str]
@@ -68,14 +72,16 @@ def _source_terms(
     return out
 
 
-def analyze_tools(caps: Sequence[Capability], stemmer: Stemmer, settings: AnalysisSettings) -> AnalyzedTools:
-    """Every tool of `caps` as weighted terms per field (see the module docstring)."""
+def analyze_tools(
+    caps: Sequence[Capability], stemmer: Stemmer, settings: AnalysisSettings, actions: ActionReader
+) -> AnalyzedTools:
+    """Every tool of `caps` as weighted terms per field, and its action (see the module docstring)."""
     stem = stemmer.stem
     per_doc = [field_tokens(cap) for cap in caps]
     surface_vocabulary = {
         tok
         for fields in per_doc
-        for name in ("title", "description", "params", "param_text")
+        for name in ("title", "description", "params", "param_text", "param_examples")
         for tok in fields[name]
         if len(tok) >= MIN_PART and tok.isalpha()
     }
@@ -83,12 +89,14 @@ def analyze_tools(caps: Sequence[Capability], stemmer: Stemmer, settings: Analys
     terms_of: dict[str, str] = {}
     parts_of: dict[str, tuple[str, ...]] = {}
     segment_weight, abbreviation_weight = settings.segment_weight, settings.abbreviation_weight
+    example_weight = settings.example_weight
     doc_counts: list[FieldCounts] = []
     lengths: list[dict[str, float]] = []
     name_wholes: set[str] = set()
     word_terms: set[str] = set()  # the terms of the tools' words, the names whole aside
     sources_seen: dict[str, list[tuple[str, float]]] = {}
-    for cap, fields in zip(caps, per_doc, strict=True):
+    shared = sibling_examples(per_doc)
+    for doc, (cap, fields) in enumerate(zip(caps, per_doc, strict=True)):
         counts: FieldCounts = {}
         doc_lengths: dict[str, float] = {}
         for name in WORD_FIELDS:
@@ -113,6 +121,18 @@ def analyze_tools(caps: Sequence[Capability], stemmer: Stemmer, settings: Analys
                         parts = parts_of[tok] = tuple(stem(part) for part in segment(tok, surface_vocabulary))
                     for part in parts:
                         _count(counts, part, name, segment_weight)
+        # example values of parameters (`'Asia/Tokyo'`) are argument text; one given for a kind
+        # of value a sibling also takes counts at `example_weight` of a word (`_examples`)
+        ambiguous = shared.get(doc, frozenset())
+        for tok in fields["param_examples"]:
+            weight = example_weight if tok in ambiguous else 1.0
+            if weight <= 0.0:
+                continue
+            doc_lengths["param_text"] += weight
+            term = terms_of.get(tok)
+            if term is None:
+                term = terms_of[tok] = stem(tok)
+            _count(counts, term, "param_text", weight)
         word_terms.update(counts)
         doc_lengths["source"] = float(len(fields["source"]))
         source_terms = sources_seen.get(cap.source)
@@ -133,9 +153,16 @@ def analyze_tools(caps: Sequence[Capability], stemmer: Stemmer, settings: Analys
             name_wholes.add(whole)
         doc_counts.append(counts)
         lengths.append(doc_lengths)
-    own_words = {tok for fields in per_doc for name in WORD_FIELDS for tok in fields[name]}
+    own_words = {
+        tok for fields in per_doc for name in (*WORD_FIELDS, "param_examples") for tok in fields[name]
+    }
+    tool_actions = [
+        actions.tool(fields["name_words"], cap.title, cap.description, cap.annotations)
+        for cap, fields in zip(caps, per_doc, strict=True)
+    ]
     return AnalyzedTools(
         doc_counts,
+        tool_actions,
         lengths,
         frozenset(word_terms),
         frozenset(name_wholes),

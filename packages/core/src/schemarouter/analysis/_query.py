@@ -18,6 +18,7 @@ from bisect import bisect_left
 from dataclasses import replace
 
 from ._abbreviations import ABBREVIATIONS
+from ._actions import ActionReader
 from ._commonness import english_count, specificity
 from ._memo import remember
 from ._paths import path_words
@@ -45,8 +46,10 @@ class QueryAnalyzer:
         settings: AnalysisSettings,
         stemmer: Stemmer,
         synonyms: dict[str, tuple[tuple[str, str], ...]],
+        actions: ActionReader | None = None,
     ) -> None:
         self.settings = settings
+        self._actions = actions if actions is not None else ActionReader()
         self._vocabulary = vocabulary
         self._stemmer = stemmer
         self._synonyms = synonyms
@@ -59,7 +62,9 @@ class QueryAnalyzer:
         self._longest_term = vocabulary.longest_term
         self._joinable_terms = vocabulary.joinable_terms
         self._resolved: dict[str, QueryTerm] = {}
-        self._request_words: dict[str, tuple[str, ...]] = {}
+        self._request_words: dict[str, tuple[tuple[str, ...], str | None, bool]] = {}
+        """A request's whitespace-separated word -> its tokens, the action it says, and whether it
+        names things in the plural (see `_actions`)."""
         self._joined: dict[str, bool] = {}
 
     @property
@@ -148,9 +153,18 @@ class QueryAnalyzer:
                 corrected,
                 frozenset(by_synonym),
                 base_specificity=base,
+                says_action=self._actions.says_action(surface),
             ),
             _RESOLVE_CACHE,
         )
+
+    def action(self, query: str) -> str | None:
+        """The action `query` asks for (`list`, `get`, `create`, ...; see `_actions`), or None."""
+        return self._actions.request(query)
+
+    def read(self, query: str) -> tuple[tuple[QueryTerm, ...], str | None]:
+        """`query_terms(query)` and `action(query)`, each word of the request read once."""
+        return self._terms(query)
 
     def corrected_text(self, query: str) -> str:
         """`query` with each misspelt word replaced by the catalog word it is read as (the same
@@ -161,20 +175,31 @@ class QueryAnalyzer:
             query = re.sub(rf"\b{re.escape(surface)}\b", word, query, flags=re.IGNORECASE)
         return query
 
-    def _request_tokens(self, query: str) -> list[str]:
+    def _request_tokens(self, query: str) -> tuple[list[str], str | None]:
         """The request's tokens (see `text_tokens`), a word written in mixed case read whole
         when the catalog indexes it whole (`YouTube` -> `youtube`), and as its parts otherwise
-        (`getWeather` -> `get`, `weather`)."""
+        (`getWeather` -> `get`, `weather`); and the action it asks for (`ActionReader.request`,
+        read off the same words)."""
         if not query.isascii():
             query = unicodedata.normalize("NFKC", query)
         out: list[str] = []
         cache = self._request_words
+        action: str | None = None
+        many = False
         for word in query.split():
-            tokens = cache.get(word)
-            if tokens is None:
-                tokens = remember(cache, word, self._word_tokens(word), _RESOLVE_CACHE)
-            out.extend(tokens)
-        return out
+            entry = cache.get(word)
+            if entry is None:
+                entry = remember(
+                    cache, word, (self._word_tokens(word), *self._actions.piece(word)), _RESOLVE_CACHE
+                )
+            out.extend(entry[0])
+            if action is None:
+                action = entry[1]
+            elif action == "show" and entry[1] is None:
+                many = many or entry[2]
+        if action == "show":  # "show", "what": a list when a later word names things in the plural
+            action = "list" if many else "get"
+        return out, action
 
     def _word_tokens(self, word: str) -> tuple[str, ...]:
         parts = text_tokens(word)
@@ -225,11 +250,16 @@ class QueryAnalyzer:
         for the files a request names (see `_paths`) come first, so that a long request's own
         words do not crowd them out.
         """
+        return self._terms(query)[0]
+
+    def _terms(self, query: str) -> tuple[tuple[QueryTerm, ...], str | None]:
+        """`query_terms(query)`, and the action the request asks for."""
         seen: set[str] = set()
         words: set[str] = set()
         out: list[QueryTerm] = []
         synonyms = False
-        tokens = self._with_joined(self._request_tokens(query))
+        raw, action = self._request_tokens(query)
+        tokens = self._with_joined(raw)
         files = path_words(query)
         own: set[str] = set()
         if files:
@@ -249,12 +279,12 @@ class QueryAnalyzer:
             synonyms = synonyms or bool(term.by_synonym)
             if len(out) >= MAX_QUERY_TERMS:
                 break
-        return self._synonyms_once(out) if synonyms else tuple(out)
+        return (self._synonyms_once(out) if synonyms else tuple(out)), action
 
     def unweighed_words(self, query: str) -> tuple[str, ...]:
         """The request's distinct words past the first 64 that `query_terms` weighs (empty for
         almost every request): what a long request loses, so that callers can say so."""
-        tokens = self._with_joined(self._request_tokens(query))
+        tokens = self._with_joined(self._request_tokens(query)[0])
         files = path_words(query)
         seen: set[str] = set()
         words: set[str] = set()
@@ -304,4 +334,5 @@ class QueryAnalyzer:
             term.surface + "\x00" + "\x00".join(sorted(dropped)),
             term.named_by,
             term.base_specificity,
+            term.says_action,
         )

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from ._fields import FIELDS
 
-__all__ = ["SOURCE_MARK", "WORD_FIELDS", "AnalysisSettings", "QueryTerm", "TermMatch"]
+__all__ = ["ACTION_MARK", "SOURCE_MARK", "WORD_FIELDS", "AnalysisSettings", "QueryTerm", "TermMatch"]
 
 WORD_FIELDS = tuple(name for name in FIELDS if name != "source")
 """The fields indexed as the tool's own words; `source` is indexed apart (see `SOURCE_MARK`)."""
@@ -22,6 +22,11 @@ words: in a one-server catalog named `weather` every tool has the source word, a
 one term with the descriptions' `weather` it would make that word common to every tool and so
 worth nothing. Apart, a source term is as rare as the share of the catalog its server holds, and
 the word keeps its own rarity in the tools that use it."""
+ACTION_MARK = "\x01"
+"""Starts the term that records a tool's action (`ACTION_MARK + "list"`, see `_actions`): a
+posting of its own, which no request word can match, whose weight is how far the action is
+trusted. The index reads a tool's action from it, so a snapshot holds the actions with the
+postings."""
 
 
 class AnalysisSettings(Protocol):
@@ -31,6 +36,8 @@ class AnalysisSettings(Protocol):
     def segment_weight(self) -> float: ...
     @property
     def abbreviation_weight(self) -> float: ...
+    @property
+    def example_weight(self) -> float: ...
     @property
     def prefix_quality(self) -> float: ...
     @property
@@ -88,6 +95,8 @@ class QueryTerm:
     base_specificity: float = -1.0
     """`specificity` of the word's most common form: the lower of its own and its stem's, when
     the stem is a word ("writing" is as everyday as "write"). Defaults to `specificity`."""
+    says_action: bool = False
+    """The word says an action ("list", "show", "created"; see `_actions`) rather than a thing."""
 
     def __post_init__(self) -> None:
         if not self.key:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..analysis._arguments import ARGUMENT_FIELDS
 from ..analysis._breadth import CONTENT_MASK
 from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
 from ..analysis._terms import QueryTerm
@@ -35,6 +36,7 @@ __all__ = [
 _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
 ARGUMENT_MASK = _FIELD_BIT["param_text"]
+ARGUMENTS_MASK = sum(_FIELD_BIT[name] for name in ARGUMENT_FIELDS)
 
 
 UNCERTAIN_SPECIFICITY = 0.45
@@ -64,6 +66,10 @@ class GateSettings:
     """Evidence of a synonym match (`remove` / `delete`), relative to its ranking credit
     (`IndexSettings.synonym_quality`). Below 1, a request whose only link to a tool is a
     synonym is less likely to route on it (0 = synonyms help ranking only)."""
+    action_evidence: float = 0.2
+    """Evidence added to a tool the request names by an object word when the request's action
+    agrees with the tool's (`IndexSettings.action_weight`), times the agreement and the trust
+    in the tool's action: "what time is it" names `get_current_time`'s object and its action."""
     identifier_floor: float = 0.25
     """A tool whose identifier evidence reaches this is kept (the query names it)."""
     evidence_floor: float = 0.3
@@ -172,6 +178,8 @@ def signals(
         weight = hit(mask, weights[i][j])
         if mask & CONTENT_MASK and not mask & IDENTIFIER_MASK:
             weight *= factor  # a descriptive word of a broad tool is worth less (`_breadth`)
+            if not mask & ~ARGUMENTS_MASK:  # a parameter of many tools says little (`_arguments`)
+                weight *= index.argument_factor(terms[i].matches[j].term)
         weight = round(weight, 6)
         term = terms[i]
         surface, read_as = term.surface, term.matches[j].read_as

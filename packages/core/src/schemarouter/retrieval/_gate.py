@@ -124,13 +124,20 @@ def rank_for_gate(
 
     Without `count`, the tools matched are not counted (`Ranked.matched` is None).
     """
-    terms = index.analyzer.query_terms(query)
+    terms, action = index.analyzer.read(query)
     preferred_doc = index.doc_of(preferred_route) if preferred_route is not None else None
     depth = max(settings.min_depth, 4 * k)
     if hidden:
         depth += min(len(hidden), depth)
     ranked = index.rank(
-        terms, depth, settings, lambda qt: term_evidence(index, qt, settings), preferred_doc, count
+        terms,
+        depth,
+        settings,
+        lambda qt: term_evidence(index, qt, settings),
+        preferred_doc,
+        count,
+        action,
+        settings.action_evidence,
     )
     return GateRanking(index.capabilities, terms, ranked, preferred_doc, index.max_idf)
 
@@ -235,13 +242,15 @@ def _names_a_purpose(
     tool's description or parameters) hit this tool with a match that counts as gate evidence?
     `evidence` holds each term's match evidence once worked out (term position -> row)."""
     floor = settings.uncertain_specificity
-    factor = index.content_factor(doc)
     for i, j, mask in index.doc_hits(doc, terms):
         qt = terms[i]
         specific = qt.base_specificity
-        if mask & CONTENT_MASK and not mask & IDENTIFIER_MASK:
-            specific *= factor  # in a broad tool, a word must be all the more specific (`_breadth`)
         if specific < floor:
+            continue
+        # in a broad tool, a word hitting its description or parameters must be all the more
+        # specific (`_breadth`)
+        descriptive = mask & CONTENT_MASK and not mask & IDENTIFIER_MASK
+        if descriptive and specific * index.content_factor(doc) < floor:
             continue
         row = evidence.get(i)
         if row is None:

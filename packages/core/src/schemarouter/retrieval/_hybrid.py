@@ -30,17 +30,17 @@ Ranking and the no-route decision use the same two signals, but not the same num
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from operator import itemgetter
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
 from ..errors import UserError
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
 from ._gate import runner_up_count, uncertain_count
+from ._hybrid_policy import HybridPolicy, require_hybrid_policy
 from ._offered import Offered, offered_from
 from ._results import Candidate, Retrieval, RouteReason, Signal
 from ._semantic import SemanticIndex, encoder_reads
@@ -63,7 +63,10 @@ class LexicalRetriever(Protocol):
 
     Optionally, `corrected_text(query) -> str` gives the request with misspelt words replaced
     by what the lexical side reads them as (the lexical index has it); the semantic side then
-    encodes that text. Without it, the request is encoded as written. And optionally,
+    encodes that text. Without it, the request is encoded as written. Optionally,
+    `action_factors(query) -> dict[int, float]` gives the factor by which the request's action
+    scales each tool it names (tool positions in route order; see `LexicalGate.action_factors`):
+    the fused ranking scales those tools alike. And optionally,
     `content_factors(routes) -> list[float]` gives what each descriptive word of each tool is
     worth (below 1 for a tool that lists far more words than a focused one); a broad tool's
     cosine is scaled by it.
@@ -82,135 +85,6 @@ class LexicalRetriever(Protocol):
     ) -> Retrieval:
         """Kept and reported tools with scores and reasons; `explain=False` may leave out signals."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class HybridPolicy:
-    """How the two signals are fused, and how much evidence a tool needs to be routed.
-
-    Weights were chosen on the `dev` halves of the development data (MetaTool routing and
-    its Task1 abstention set, LiveMCPBench) and are reported on the held-out halves; see
-    `benchmarks/hybrid.py`.
-    """
-
-    rank_weight: float = 0.2
-    """Ranking: weight of the lexical rank score, relative to the best one for the query."""
-    evidence_weight: float = 0.2
-    """Ranking: weight of the bounded lexical evidence."""
-    semantic_place_weight: float = 0.8
-    """Ranking: weight of 1 / the tool's place in the semantic ranking (1 for the closest tool)."""
-    lexical_place_weight: float = 0.2
-    """Ranking: weight of 1 / the tool's place in the lexical ranking."""
-    gate_weight: float = 0.2
-    """Ranking: added when the lexical gate keeps the tool."""
-    lexical_weight: float = 0.5
-    """Abstention: weight of the bounded lexical evidence next to the cosine."""
-    min_confidence: float = 0.3
-    """Abstention: least `Candidate.score` for a route, before any calibrated `min_score`.
-
-    In [0, 1 + lexical_weight], the range of the fused score. Deliberately permissive (a
-    cosine of 0.3 alone routes): hiding a needed tool costs more
-    than showing an extra one. Raise it with `calibrate(...)` on your own labelled queries.
-    """
-    agree_cosine: float = 0.1
-    """Least cosine for a tool with identifier evidence that the lexical gate refused; in (0, 1]."""
-    semantic_floor: float = 0.2
-    """Least cosine for a tool with no lexical evidence; in (0, 1] (a cosine of 0, an unrelated
-    tool or a zero vector, is never evidence)."""
-    uncertain_cosine: float = 0.2
-    """Least cosine for a tool with no lexical evidence to be offered in an uncertain outcome
-    (when no tool earns a route); in (0, 1]. See `RetrievalAbstentionPolicy.uncertain_tools`."""
-    depth: int = 20
-    """How many best tools of each signal (lexical and semantic) compete in the fusion, and get
-    a place. The lexical side is always asked for this many, whatever `k` is, so that the
-    ranking does not depend on `k`; for a `k` above it, only the semantic side's next best
-    tools (with no place) fill the rest: raise it with such a `k`."""
-    clause_weight: float = 0.5
-    """Ranking, for a request of several sentences or steps: each tool's cosine moves this far
-    from the whole request's towards its best clause's (see `clauses`), so that every part of a
-    request that asks for several things brings its own tools. The no-route decision always
-    reads the whole request's cosine. 0 = whole request only (and no clause is encoded)."""
-
-    def __post_init__(self) -> None:
-        # Typed float / int, but any object can be passed at run time. Every check fails at
-        # setup: a NaN floor would compare False with every score and turn the floor off.
-        for field in _WEIGHTS:
-            value = _number(self, field)
-            if not (math.isfinite(value) and value >= 0.0):
-                raise UserError(f"hybrid weights must be finite numbers >= 0, got {field}={value!r}")
-        for field in ("agree_cosine", "semantic_floor", "uncertain_cosine"):
-            value = _number(self, field)
-            if not (math.isfinite(value) and 0.0 < value <= 1.0):
-                # 0 or below would count an unrelated (orthogonal) tool as semantic evidence
-                raise UserError(f"hybrid cosine thresholds must lie in (0, 1], got {field}={value!r}")
-        top = 1.0 + self.lexical_weight  # the highest fused score: cosine 1 and evidence 1
-        confidence = _number(self, "min_confidence")
-        if not (math.isfinite(confidence) and 0.0 <= confidence <= top):
-            raise UserError(
-                f"min_confidence must lie in [0, 1 + lexical_weight] = [0, {top:g}], the range of "
-                f"the fused score, got {confidence!r}"
-            )
-        clause_weight = _number(self, "clause_weight")
-        if not (math.isfinite(clause_weight) and 0.0 <= clause_weight <= 1.0):
-            raise UserError(f"clause_weight must lie in [0, 1], got {clause_weight!r}")
-        depth = self.depth
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise UserError(f"depth must be an int >= 1, got {depth!r}")
-
-    def weakly_evident(self, cosine: float, lexical: Candidate | None, semantic: bool = True) -> bool:
-        """Does a tool refused a route have weak evidence, so that an uncertain outcome may offer
-        it: a request word names it (identifier evidence), the lexical side offers it as
-        uncertain, or its cosine reaches `uncertain_cosine` (only for a request the encoder
-        reads)."""
-        if lexical is not None and (lexical.identifier_score > 0.0 or lexical.reason == "uncertain"):
-            return True
-        return semantic and cosine >= self.uncertain_cosine
-
-    def evidence(self, cosine: float, lexical: Candidate | None, semantic: bool = True) -> str:
-        """Which signals make a tool worth considering: a `Candidate.reason`, or `weak_evidence`.
-
-        Without `semantic` (a request the encoder does not read, see `TextEncoder`), the cosine
-        is no evidence: only the lexical gate keeps a tool."""
-        if not semantic:
-            return "lexical_gate" if lexical is not None and lexical.kept else "weak_evidence"
-        if lexical is not None and lexical.kept:
-            return "lexical_gate" if cosine < self.semantic_floor else "hybrid_agree"
-        if lexical is not None and lexical.identifier_score > 0 and cosine >= self.agree_cosine:
-            return "hybrid_agree"
-        if cosine >= self.semantic_floor:
-            return "semantic_match"
-        return "weak_evidence"
-
-
-_WEIGHTS = (
-    "rank_weight",
-    "evidence_weight",
-    "semantic_place_weight",
-    "lexical_place_weight",
-    "gate_weight",
-    "lexical_weight",
-)
-
-
-def _number(policy: HybridPolicy, field: str) -> float:
-    """`policy.field` as a float; a `UserError` for a bool, a string, None or any non-number."""
-    value: object = getattr(policy, field)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UserError(f"HybridPolicy.{field} must be a number, got {type(value).__name__}")
-    return float(value)
-
-
-def require_hybrid_policy(policy: object) -> HybridPolicy | None:
-    """`policy` if it is None or a `HybridPolicy`; a `UserError` naming the expected type otherwise
-    (an abstention policy or a calibration report is a likely slip)."""
-    if policy is None or isinstance(policy, HybridPolicy):
-        return policy
-    hint = (
-        " (a RetrievalAbstentionPolicy goes to Visibility(abstention=...) or retrieve(policy=...))"
-        if isinstance(policy, RetrievalAbstentionPolicy) or hasattr(policy, "policy")
-        else ""
-    )
-    raise UserError(f"the hybrid policy must be a HybridPolicy or None, got {type(policy).__name__}{hint}")
 
 
 MAX_ENCODED_CHARS = 32_768
@@ -295,6 +169,25 @@ def _candidate(
 def _lexical_order(c: Candidate) -> tuple[float, float, str]:
     """The lexical ranking: best rank score first, then best evidence, then route."""
     return (-c.rank_score, -c.score, c.route)
+
+
+_LEAD_STEP = 0.001
+"""How far above the fused ranking's first tool the lexical lead is placed (`_lexical_lead`)."""
+
+
+def _lexical_lead(lex_top: list[Candidate], hp: HybridPolicy) -> str | None:
+    """The route of the lexical side's first tool when the request names it clearly: identifier
+    evidence of at least `hp.lead_identifier` (a request word names the tool), and a ranking
+    score at least `hp.lead_margin` (relative) above the lexical runner-up's; else None."""
+    if not lex_top or hp.lead_identifier > 1.0:
+        return None
+    first = lex_top[0]
+    if first.identifier_score < hp.lead_identifier or first.rank_score <= 0.0:
+        return None
+    runner_up = lex_top[1].rank_score if len(lex_top) > 1 else 0.0
+    if (first.rank_score - runner_up) / first.rank_score < hp.lead_margin:
+        return None
+    return first.route
 
 
 _order = itemgetter(0, 1)
@@ -413,6 +306,8 @@ class HybridRetriever:
         by_meaning = sorted(sem_top, key=lambda i: (-closeness_of[i], routes[i]))
         sem_place = {i: place for place, i in enumerate(by_meaning[:depth], 1)}
         lex_place = {i: place for place, i in enumerate(lex_at, 1)}
+        action_factors = getattr(self.lexical, "action_factors", None)
+        scale = cast("dict[int, float]", action_factors(text)) if callable(action_factors) else {}
         best_rank = max((c.rank_score for c in lex_top), default=0.0)
         best_evidence = max((c.score for c in lex_top), default=0.0)
         query_evidence = max(cosines, default=0.0) + hp.lexical_weight * best_evidence
@@ -433,8 +328,17 @@ class HybridRetriever:
                     + (hp.gate_weight if lex.kept else 0.0)
                 )
                 score = round((cosine + hp.lexical_weight * evidence + query_evidence) / 2, 6)
+            if scale and i in scale:
+                # the lexical side's factor for the two actions' agreement, `action_power` times
+                rank *= scale[i] ** hp.action_power
             scored.append((-round(rank, 6), routes[i], score, cosine, lex))
         scored.sort(key=_order)
+        lead = _lexical_lead(lex_top, hp)
+        if lead is not None and scored and scored[0][1] != lead:
+            # the lexical side names one tool clearly: it leads the fused ranking
+            lead_at = next(j for j, row in enumerate(scored) if row[1] == lead)
+            _, route, score, cosine, lex = scored.pop(lead_at)
+            scored.insert(0, (round(scored[0][0] - _LEAD_STEP, 6), route, score, cosine, lex))
         return scored, lexical.reason, read
 
     def offer(

@@ -12,23 +12,36 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..analysis._analyzer import Analyzer
+from ..analysis._arguments import ARGUMENT_FIELDS, argument_factor, argument_factors
 from ..analysis._breadth import CONTENT_FIELDS, CONTENT_MASK, content_factor, content_factors
 from ..analysis._document import AnalyzedTools
 from ..analysis._fields import FIELDS, IDENTIFIER_FIELDS
 from ..analysis._query import QueryAnalyzer
-from ..analysis._terms import SOURCE_MARK, QueryTerm
+from ..analysis._terms import ACTION_MARK, SOURCE_MARK, QueryTerm
 from ..analysis._vocabulary import Vocabulary
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
+from ._action_boost import ActionBoosts, Boost, named_siblings
+from ._index_settings import IndexSettings
 from ._index_store import WORD_LISTS, DocFields, IndexArrays, restored_tables
-from ._ranking import DocArray, TermPlan, WeightArray, add_up, best, merged, postings_of
+from ._ranking import (
+    DocArray,
+    EvidenceVector,
+    MatchEvidence,
+    Ranked,
+    TermPlan,
+    WeightArray,
+    WordVector,
+    add_up,
+    best,
+    merged,
+    postings_of,
+)
 
 __all__ = [
     "EvidenceVector",
@@ -43,109 +56,12 @@ _FIELD_BIT = {name: 1 << i for i, name in enumerate(FIELDS)}
 _IDENTIFIER_MASK = sum(_FIELD_BIT[f] for f in IDENTIFIER_FIELDS)
 _ARGUMENT_MASK = _FIELD_BIT["param_text"]
 """A hit in this field alone lands on argument text: what a parameter holds, not what the tool does."""
+_ARGUMENTS_MASK = sum(_FIELD_BIT[f] for f in ARGUMENT_FIELDS)
+"""Parameter names and parameter text: what a tool takes (`_arguments`)."""
 _VECTOR_CACHE_POSTINGS = 4_000_000
 _MANY_MATCHED = 4
 """`rank` reads the cutoff off every score when the query words' ranking postings, times this,
 outnumber the tools (see `best`)."""
-
-
-MatchEvidence = tuple[float, float, float]
-"""The gate evidence of one match of a query term: on a tool's identifiers, elsewhere, and on its
-argument text alone (see `LexicalIndex.term_evidence`)."""
-
-EvidenceVector = tuple[DocArray, WeightArray, DocArray, WeightArray]
-"""One query term's gate evidence: the tools it hits and the evidence it brings each; then the
-tools among them it names (an identifier hit) and the part of their evidence that names them."""
-
-
-class WordVector(NamedTuple):
-    """What one query word adds to a request, laid out for one `bincount` over three blocks of
-    catalog size: a position `p` below n adds to tool `p`'s ranking score, `n + p` to its gate
-    evidence and `2n + p` to its identifier evidence."""
-
-    positions: DocArray
-    values: WeightArray
-    ranking: int
-    """The first `ranking` entries are the ranking block: the word's `TermPlan`."""
-    positive: bool
-    """Every ranking weight is above 0 (a tool it matches then scores above 0)."""
-
-
-class Ranked(NamedTuple):
-    """The best-ranked tools of one request, best first, with what the gate decides on."""
-
-    docs: list[int]
-    rank_scores: list[float]
-    """BM25F score of each."""
-    support: list[float]
-    """Gate evidence of each."""
-    named: list[float]
-    """The part of `support` that comes from hits on each tool's identifiers."""
-    matched: int | None
-    """Tools that any query word matched (more than `docs` when they ranked lower); None when
-    the caller did not ask for the count (`docs` is empty exactly when none matched)."""
-
-
-@dataclass(frozen=True, slots=True)
-class IndexSettings:
-    """BM25F parameters and how loosely a query word may match an indexed word."""
-
-    k1: float = 1.2
-    field_weights: Mapping[str, float] = field(
-        default_factory=lambda: {
-            "name": 3.0,
-            "title": 2.0,
-            "description": 1.0,
-            "params": 0.8,
-            "param_text": 0.4,
-            "source": 2.0,
-        }
-    )
-    field_b: Mapping[str, float] = field(
-        default_factory=lambda: {
-            "name": 0.3,
-            "title": 0.3,
-            "description": 0.75,
-            "params": 0.5,
-            "param_text": 0.75,
-            "source": 0.0,
-        }
-    )
-    segment_weight: float = 0.8
-    """Weight of a word found inside a run-together name, relative to a whole name token."""
-    abbreviation_weight: float = 0.8
-    """Weight of the spelled-out word indexed beside an abbreviation in a tool's name, title or
-    parameter names (`cmd` -> `command`), relative to the token itself; also the credit for a
-    request's abbreviation matching the spelled-out word (see `_abbreviations`). 0 turns both off."""
-    prefix_quality: float = 0.7
-    """Credit for a match where one word is a prefix of the other (`dealer` / `dealership`)."""
-    compound_quality: float = 0.7
-    """Credit for a run-together query word matched through its parts (`carpark` -> `car`, `park`)."""
-    compound_min_specificity: float = 1.0
-    """A query word is split into run-together parts only when at least this specific (rare in
-    everyday English): `carpark` is, but `devastated` must not match `dev` and `state`."""
-    typo_quality: float = 0.7
-    """Credit for a misspelt request word matched through the catalog word one edit away
-    (`emial` -> `email`; see `_typo`). Such a match is evidence the gate counts. 0 turns it off."""
-    synonym_quality: float = 0.6
-    """Credit for a request word matched through another word of its group in `_synonyms`
-    (`fetch` -> `retrieve`, `photo` -> `image`). 0 turns it off."""
-    min_prefix: int = 4
-    """Shortest word that may match another word it is a prefix of."""
-    specificity_focus: float = 0.5
-    """How much ranking discounts words common in everyday English (0 = not at all)."""
-    breadth_reference: float = 256.0
-    """Distinct terms a tool's description and parameters may list before each of them counts
-    less (see `_breadth`): the longest real tools of the development data list 31 (MetaTool), 82
-    (BFCL) and 282 (LiveMCPBench, most under 60); a description stuffed with 16 KiB of everyday
-    English lists about 2,000."""
-    breadth_power: float = 1.0
-    """How fast a broad tool's descriptive words lose weight past `breadth_reference`: 1 keeps
-    what all its words can earn together what a focused tool's can (0 turns it off)."""
-    number_specificity: float = 0.2
-    """Specificity of an all-digit query word: numbers are argument values far more often than
-    they name what a tool does, so `100` matching "c-100" in a parameter description must not
-    route on its own."""
 
 
 class LexicalIndex:
@@ -168,10 +84,13 @@ class LexicalIndex:
         raw_tf: dict[str, list[float]] = {}
         raw_named: dict[str, list[bool]] = {}
         raw_argument: dict[str, list[bool]] = {}
+        raw_takes: dict[str, list[bool]] = {}
         raw_df: dict[str, float] = {}
         self._doc_fields: Sequence[dict[str, int]] = []
         fields_of_docs: list[dict[str, int]] = self._doc_fields
         factors: list[float] = []
+        # what a term says as a parameter, by how many tools take it (`_arguments`)
+        argument = argument_factors(doc_counts, n_docs, settings.argument_power)
         for doc, counts in enumerate(doc_counts):
             doc_lengths = lengths[doc]
             norms = {
@@ -188,33 +107,47 @@ class LexicalIndex:
             for term, tf_fields in counts.items():
                 own = content = 0.0
                 mask = 0
+                says = argument.get(term, 1.0)
                 for name, tf in tf_fields.items():
+                    part = weights[name] * tf / norms[name]
+                    if name in ARGUMENT_FIELDS:
+                        part *= says
                     if name in CONTENT_FIELDS:
-                        content += weights[name] * tf / norms[name]
+                        content += part
                     else:
-                        own += weights[name] * tf / norms[name]
+                        own += part
                     mask |= _FIELD_BIT[name]
                 pseudo_tf = own + factor * content
                 fields_hit[term] = mask
                 named = bool(mask & _IDENTIFIER_MASK)
                 # a term counts towards its rarity as much as it counts in the tool
-                share = factor if mask & ~CONTENT_MASK == 0 else 1.0
+                share = 1.0
+                if mask & ~CONTENT_MASK == 0:
+                    share = factor * (says if mask & ~_ARGUMENTS_MASK == 0 else 1.0)
                 docs = raw_docs.get(term)
                 if docs is None:
                     raw_docs[term] = [doc]
                     raw_tf[term] = [pseudo_tf]
                     raw_named[term] = [named]
                     raw_argument[term] = [mask == _ARGUMENT_MASK]
+                    raw_takes[term] = [mask & ~_ARGUMENTS_MASK == 0]
                     raw_df[term] = share
                 else:
                     docs.append(doc)
                     raw_tf[term].append(pseudo_tf)
                     raw_named[term].append(named)
                     raw_argument[term].append(mask == _ARGUMENT_MASK)
+                    raw_takes[term].append(mask & ~_ARGUMENTS_MASK == 0)
                     raw_df[term] += share
             fields_of_docs.append(fields_hit)
         self._content_factor: NDArray[np.float64] = np.array(factors, dtype=np.float64)
         """Per tool: what each word of its descriptive fields is worth (see `_breadth`)."""
+        for doc, action in enumerate(tools.actions):
+            if action is not None:  # the tool's action as a posting of its own (`ACTION_MARK`)
+                term = ACTION_MARK + action.action
+                raw_docs.setdefault(term, []).append(doc)
+                raw_tf.setdefault(term, []).append(action.strength)
+                fields_of_docs[doc][term] = 0
         self._idf: dict[str, float] = {}
         # term -> (tools, their BM25F weights): a query only multiplies and adds
         self._postings: Mapping[str, tuple[DocArray, WeightArray]] = {}
@@ -225,11 +158,25 @@ class LexicalIndex:
         # term -> per posting: does the term hit that tool's argument text alone (see `term_evidence`)?
         self._argument: Mapping[str, NDArray[np.bool_]] = {}
         argument_of_terms: dict[str, NDArray[np.bool_]] = self._argument
+        # term -> per posting: does the term hit that tool's parameters alone (see `_arguments`)?
+        self._takes: Mapping[str, NDArray[np.bool_]] = {}
+        takes_of_terms: dict[str, NDArray[np.bool_]] = self._takes
+        self._taken: Mapping[str, NDArray[np.bool_]] | None = None
+        """Restored indexes only: per posting, does the term hit the tool's parameters at all."""
+        self._says: dict[str, float] = argument
+        """Term -> what it says as a parameter (`_arguments`), where below 1."""
         max_idf = math.log(1.0 + (n_docs - 0.5) / 1.5)
         self._max_idf = max(max_idf, 1e-9)
         for term in sorted(raw_docs):
             docs = raw_docs[term]
             df = len(docs)
+            if term.startswith(ACTION_MARK):
+                # a tool's action: what the weight holds is how far it is trusted
+                self._idf[term] = 0.0
+                postings_of_terms[term] = postings_of(docs, raw_tf[term])
+                named_of_terms[term] = argument_of_terms[term] = np.zeros(df, dtype=np.bool_)
+                takes_of_terms[term] = named_of_terms[term]
+                continue
             if df == n_docs and term.startswith(SOURCE_MARK):
                 # a source word every tool shares (a one-server catalog) tells no tool apart: not
                 # even a near-zero hit is left for it, in ranking or as evidence
@@ -243,6 +190,8 @@ class LexicalIndex:
             )
             named_of_terms[term] = np.array(raw_named[term], dtype=np.bool_)
             argument_of_terms[term] = np.array(raw_argument[term], dtype=np.bool_)
+            takes_of_terms[term] = np.array(raw_takes[term], dtype=np.bool_)
+        self._boosts = ActionBoosts(self._postings, settings.action_weight, len(self._caps))
         self._vocabulary = Vocabulary(self._idf, self._max_idf, tools)
         self._analyzer = analyzer.requests(self._vocabulary)
         self._vectors: dict[Hashable, dict[str, WordVector]] = {}
@@ -297,16 +246,24 @@ class LexicalIndex:
         index.settings = settings = settings or IndexSettings()
         index._caps = tuple(sorted(catalog, key=lambda cap: cap.route))
         index._doc_by_route = {cap.route: doc for doc, cap in enumerate(index._caps)}
-        idf, postings, named, argument = restored_tables(arrays, _IDENTIFIER_MASK, _FIELD_BIT["param_text"])
-        index._idf, index._postings, index._named, index._argument = idf, postings, named, argument
+        tables = restored_tables(arrays, _IDENTIFIER_MASK, _ARGUMENT_MASK, _ARGUMENTS_MASK)
+        idf, postings = tables.idf, tables.postings
+        index._idf, index._postings, index._named, index._argument = (
+            idf,
+            postings,
+            tables.named,
+            tables.argument,
+        )
+        index._takes, index._taken, index._says = tables.takes, tables.taken, {}
         index._doc_fields = DocFields(arrays, len(index._caps))
+        index._boosts = ActionBoosts(postings, settings.action_weight, len(index._caps))
         index._content_factor = content_factors(
             arrays.docs, arrays.fields, len(index._caps), settings.breadth_reference, settings.breadth_power
         )
         index._max_idf = arrays.max_idf
         words = {name: frozenset(arrays.words[name]) for name in WORD_LISTS}
         tools = AnalyzedTools(
-            [], [], words["word_terms"], words["name_wholes"], words["surface_words"], words["own_words"]
+            [], [], [], words["word_terms"], words["name_wholes"], words["surface_words"], words["own_words"]
         )
         index._vocabulary = Vocabulary(idf, arrays.max_idf, tools)
         index._analyzer = Analyzer(settings).requests(index._vocabulary)
@@ -420,9 +377,26 @@ class LexicalIndex:
     ) -> WeightArray:
         """The evidence of `term`'s hits outside the identifiers of `docs`: on argument text
         alone or elsewhere, each worth what the tool's breadth lets a descriptive word be worth
-        (a source's words are no descriptive words)."""
+        (a source's words are no descriptive words), and a hit on a tool's parameters alone what
+        the term says as a parameter (`_arguments`)."""
         other = np.where(argument, on_argument, elsewhere)
-        return other if term.startswith(SOURCE_MARK) else other * self._content_factor[docs]
+        if term.startswith(SOURCE_MARK):
+            return other
+        other = other * self._content_factor[docs]
+        says = self.argument_factor(term)
+        return np.where(self._takes[term], other * says, other) if says < 1.0 else other
+
+    def argument_factor(self, term: str) -> float:
+        """What an indexed term says as a parameter (`_arguments`): 1.0 unless several tools
+        take it as one."""
+        says = self._says.get(term)
+        if says is None:
+            taken = self._taken
+            count = int(np.count_nonzero(taken[term])) if taken is not None and term in taken else 0
+            says = argument_factor(count, len(self._caps), self.settings.argument_power)
+            if taken is not None:
+                self._says[term] = says  # a restored index works it out when first asked
+        return says
 
     def content_factor(self, doc: int) -> float:
         """What each word of this tool's description and parameters is worth (see `_breadth`);
@@ -434,7 +408,7 @@ class LexicalIndex:
         positive = values.size == 0 or float(values.min()) > 0.0
         evidence = self.term_evidence(qt, weights)
         if evidence is None:
-            return WordVector(docs, values, len(docs), positive)
+            return WordVector(docs, values, len(docs), positive, docs[:0])
         hit, total, named_docs, identifier = evidence
         size = len(self._caps)
         return WordVector(
@@ -442,6 +416,7 @@ class LexicalIndex:
             np.concatenate((values, total, identifier)),
             len(docs),
             positive,
+            named_docs,
         )
 
     def word_vectors(
@@ -493,14 +468,21 @@ class LexicalIndex:
         weights_of: Callable[[QueryTerm], Sequence[MatchEvidence]],
         preferred: int | None = None,
         count: bool = True,
+        action: str | None = None,
+        action_evidence: float = 0.0,
     ) -> Ranked:
         """The best `depth` tools by BM25F score (ties by route), with their gate evidence.
 
         The same ranking as sorting every matched tool by (-score, route), without the sort.
         Scores and evidence are summed in query-term order by one `bincount`, so each is the
-        float a scalar walk of each tool gives (the tests hold it to one). `preferred` (a
-        tool position) competes even when no term matches it, with score 0. `key` and
-        `weights_of` are those of `word_vectors`. Without `count`, `Ranked.matched` is None.
+        float a scalar walk of each tool gives (the tests hold it to one); with the request's
+        `action` (`QueryAnalyzer.action`), the score of each tool the request names (a word of
+        it hits the tool's name or title) is then scaled by how well the tool's action agrees
+        (see `ActionBoosts`): the action tells apart siblings over the object the request names.
+        Where the two actions are the same, `action_evidence` times the trust in the tool's
+        action is added to the tool's gate evidence. `preferred` (a tool position) competes even when
+        no term matches it, with score 0. `key` and `weights_of` are those of `word_vectors`.
+        Without `count`, `Ranked.matched` is None.
         """
         size = len(self._caps)
         vectors = self.word_vectors(terms, key, weights_of)
@@ -515,6 +497,14 @@ class LexicalIndex:
             positive = positive and v.positive
         totals = add_up(positions, values, 3 * size)
         scores = totals[:size]
+        boost = self._boosts.of(action) if action is not None else None
+        siblings = self._named_siblings(terms, vectors, boost) if boost is not None else None
+        if siblings is not None:
+            tools, factors, same = siblings
+            scores[tools] *= factors  # a view: the scores reported are scaled too
+            if action_evidence > 0.0:
+                # the same action is evidence too: the request names the tool and what it does
+                totals[size + tools] += action_evidence * same
         hit = None
         if preferred is not None or not positive:
             # zero-weight matches count as matched; so does the preferred tool
@@ -529,6 +519,30 @@ class LexicalIndex:
         rank_scores, support, named = totals.reshape(3, size).take(docs, axis=1).tolist()
         matched = int(np.count_nonzero(scores if hit is None else hit)) if count else None
         return Ranked(docs.tolist(), rank_scores, support, named, matched)
+
+    def _named_siblings(
+        self, terms: tuple[QueryTerm, ...], vectors: list[WordVector], boost: Boost
+    ) -> tuple[DocArray, WeightArray, WeightArray] | None:
+        """`boost` among the tools the request names by an object word (see `named_siblings`)."""
+        matched = [qt for qt in terms if qt.matches]  # `word_vectors` keeps the terms that match
+        return named_siblings(
+            boost, [v for qt, v in zip(matched, vectors, strict=True) if not qt.says_action]
+        )
+
+    def sibling_factors(
+        self,
+        query: str,
+        key: Hashable,
+        weights_of: Callable[[QueryTerm], Sequence[MatchEvidence]],
+    ) -> tuple[DocArray, WeightArray, WeightArray] | None:
+        """The tools whose ranking score the action of `query` scales (see `rank`), each one's
+        factor and trust in the same action; None when it scales none. `key` and `weights_of`
+        are `word_vectors`'."""
+        terms, action = self._analyzer.read(query)
+        boost = self._boosts.of(action) if action is not None else None
+        if boost is None:
+            return None
+        return self._named_siblings(terms, self.word_vectors(terms, key, weights_of), boost)
 
     def doc_hits(self, doc: int, terms: tuple[QueryTerm, ...]) -> list[tuple[int, int, int]]:
         """For one tool: each query term's best match in it, as (term position, match position,

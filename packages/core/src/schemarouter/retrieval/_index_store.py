@@ -22,7 +22,15 @@ from numpy.typing import NDArray
 
 from ._ranking import DocArray, WeightArray
 
-__all__ = ["DocFields", "IndexArrays", "PostingFlags", "PostingSlices", "settings_record"]
+__all__ = [
+    "DocFields",
+    "IndexArrays",
+    "PostingFlags",
+    "PostingSlices",
+    "RestoredTables",
+    "restored_tables",
+    "settings_record",
+]
 
 WORD_LISTS = ("word_terms", "name_wholes", "surface_words", "own_words")
 """The vocabulary's word lists a snapshot keeps (see `analysis.AnalyzedTools`)."""
@@ -146,15 +154,34 @@ class DocFields(Sequence[dict[str, int]]):
         }
 
 
+class RestoredTables(NamedTuple):
+    """The idf table and the posting views of an index restored from its arrays."""
+
+    idf: dict[str, float]
+    postings: PostingSlices
+    named: PostingFlags
+    """Per posting: the term hits the tool's identifiers (`named_mask`)."""
+    argument: PostingFlags
+    """Per posting: the term hits the tool's argument text alone (the mask is `argument_mask`)."""
+    takes: PostingFlags
+    """Per posting: the term hits the tool's parameters alone (no bit outside `arguments_mask`)."""
+    taken: PostingFlags
+    """Per posting: the term hits the tool's parameters, among other fields or not."""
+
+
 def restored_tables(
-    arrays: IndexArrays, named_mask: int, argument_mask: int
-) -> tuple[dict[str, float], PostingSlices, PostingFlags, PostingFlags]:
-    """The idf table and the posting views of `arrays`: (tools, weights), identifier hits, and
-    hits on argument text alone (the fields bitmask equal to `argument_mask`)."""
+    arrays: IndexArrays, named_mask: int, argument_mask: int, arguments_mask: int
+) -> RestoredTables:
+    """The idf table and the posting views of `arrays` (see `RestoredTables`)."""
     terms = _Terms(arrays.terms, arrays.offsets)
     idf = dict(zip(arrays.terms, arrays.idf.tolist(), strict=True))
     docs = arrays.docs.astype(np.intp)
-    postings = PostingSlices(terms, docs, arrays.weights)
-    named = PostingFlags(terms, (arrays.fields & named_mask) != 0)
-    argument = PostingFlags(terms, arrays.fields == argument_mask)
-    return idf, postings, named, argument
+    fields = arrays.fields
+    return RestoredTables(
+        idf,
+        PostingSlices(terms, docs, arrays.weights),
+        PostingFlags(terms, (fields & named_mask) != 0),
+        PostingFlags(terms, fields == argument_mask),
+        PostingFlags(terms, (fields != 0) & ((fields & ~np.uint8(arguments_mask)) == 0)),
+        PostingFlags(terms, (fields & arguments_mask) != 0),
+    )

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from ..catalog._capability import Capability
 from ..catalog._catalog import Catalog
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
-from ._evidence import DEFAULT_GATE, GateSettings, match_evidence, routing_score, signals
+from ._evidence import DEFAULT_GATE, GateSettings, match_evidence, routing_score, signals, term_evidence
 from ._gate import (
     UNCERTAIN_WHEN,
     GateRanking,
@@ -299,6 +299,18 @@ class LexicalGate:
     def corrected_text(self, query: str) -> str:
         """`query` with misspelt words replaced by what the index reads them as."""
         return self.index.analyzer.corrected_text(query)
+
+    def action_factors(self, query: str) -> dict[int, float]:
+        """How the action `query` asks for scales the ranking score of the tools it names, by
+        how well each one's action agrees (tool positions in route order -> factor; see
+        `LexicalIndex.rank`); empty when it scales none."""
+        index, settings = self.index, self.settings
+        boost = index.sibling_factors(query, settings, lambda qt: term_evidence(index, qt, settings))
+        if boost is None:
+            return {}
+        tools: list[int] = boost[0].tolist()
+        factors: list[float] = boost[1].tolist()
+        return {tool: factor for tool, factor in zip(tools, factors, strict=True) if factor != 1.0}
 
     def content_factors(self, routes: Sequence[str]) -> list[float]:
         """What each word of each tool's description and parameters is worth (`_breadth`), for

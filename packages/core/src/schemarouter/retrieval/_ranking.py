@@ -11,12 +11,17 @@ by route) without sorting every matched tool.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
     "DocArray",
+    "EvidenceVector",
+    "MatchEvidence",
+    "Ranked",
+    "WordVector",
     "Postings",
     "TermPlan",
     "WeightArray",
@@ -40,6 +45,45 @@ expansions) reads its merged postings: per tool the best weight x quality.
 
 Postings = Mapping[str, tuple[DocArray, WeightArray]]
 """Indexed term -> (tools, BM25F weights), in tool order; each tool at most once per term."""
+
+
+MatchEvidence = tuple[float, float, float]
+"""The gate evidence of one match of a query term: on a tool's identifiers, elsewhere, and on its
+argument text alone (see `LexicalIndex.term_evidence`)."""
+
+EvidenceVector = tuple[DocArray, WeightArray, DocArray, WeightArray]
+"""One query term's gate evidence: the tools it hits and the evidence it brings each; then the
+tools among them it names (an identifier hit) and the part of their evidence that names them."""
+
+
+class WordVector(NamedTuple):
+    """What one query word adds to a request, laid out for one `bincount` over three blocks of
+    catalog size: a position `p` below n adds to tool `p`'s ranking score, `n + p` to its gate
+    evidence and `2n + p` to its identifier evidence."""
+
+    positions: DocArray
+    values: WeightArray
+    ranking: int
+    """The first `ranking` entries are the ranking block: the word's `TermPlan`."""
+    positive: bool
+    """Every ranking weight is above 0 (a tool it matches then scores above 0)."""
+    named: DocArray
+    """The tools whose name or title the word hits (the identifier block, as tool positions)."""
+
+
+class Ranked(NamedTuple):
+    """The best-ranked tools of one request, best first, with what the gate decides on."""
+
+    docs: list[int]
+    rank_scores: list[float]
+    """BM25F score of each."""
+    support: list[float]
+    """Gate evidence of each."""
+    named: list[float]
+    """The part of `support` that comes from hits on each tool's identifiers."""
+    matched: int | None
+    """Tools that any query word matched (more than `docs` when they ranked lower); None when
+    the caller did not ask for the count (`docs` is empty exactly when none matched)."""
 
 
 def postings_of(docs: Sequence[int], weights: Sequence[float]) -> tuple[DocArray, WeightArray]:

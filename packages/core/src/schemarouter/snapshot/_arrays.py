@@ -5,7 +5,7 @@ vectors, or each raises `SnapshotError`.
 Each array must have the type and the number of dimensions the index reads (a 2-D idf table
 would pass a length check and fail every request), the lengths must agree, every posting must
 name a tool of the catalog, in order, and every number must be finite (idf within
-`(0, max_idf]`, the range ranking divides in).
+`(0, max_idf]`, the range ranking divides in; a tool's action, a term of its own, has none: 0).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from ..analysis._terms import ACTION_MARK
 from ..errors import SnapshotError
 from ..retrieval._index_store import WORD_LISTS, IndexArrays
 
@@ -70,11 +71,20 @@ def index_arrays(sections: dict[str, Any], max_idf: float, path: Path, tools: in
         and len(arrays.fields) == postings
         and (not term_list or (arrays.offsets[0] == 0 and arrays.offsets[-1] == postings))
         and bool(np.all(np.diff(arrays.offsets) >= 0))
-        and bool(np.all((arrays.idf > 0.0) & (arrays.idf <= max_idf)))  # NaN fails both
+        and _idf_fits(term_list, arrays.idf, max_idf)
     )
     if not consistent or not _postings_fit(arrays, tools):
         raise SnapshotError(f"{path} has a lexical index whose arrays do not fit together")
     return arrays
+
+
+def _idf_fits(terms: list[str], idf: NDArray[np.float64], max_idf: float) -> bool:
+    """Every word's idf lies in `(0, max_idf]` (NaN fails both bounds); a tool's action
+    (`ACTION_MARK` + the action), which ranks no request by rarity, has an idf of exactly 0."""
+    if len(idf) != len(terms):
+        return False
+    action = np.array([term.startswith(ACTION_MARK) for term in terms], dtype=np.bool_)
+    return bool(np.all(np.where(action, idf == 0.0, (idf > 0.0) & (idf <= max_idf))))
 
 
 def _postings_fit(arrays: IndexArrays, tools: int) -> bool:
