@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("openai", reason="openai is a dev dependency of the prompt-cache measurements")
 pytest.importorskip("anthropic", reason="anthropic is a dev dependency of the prompt-cache measurements")
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
 from pydantic_ai.capabilities import ToolSearch, Toolset
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
@@ -296,3 +296,57 @@ def test_pydantic_ai_refuses_a_second_tool_search_beside_native_mode(visibility:
     model = FunctionModel(lambda *_: ModelResponse(parts=[TextPart("done")]))
     with pytest.raises(UserError, match="'tool_search' is used by capabilities of different types"):
         Agent(model, capabilities=[native, ToolSearch()])
+
+
+@pytest.mark.parametrize("api", APIS)
+async def test_approvals_hold_in_native_mode(api: str, visibility: Visibility, body_calls: list[Any]) -> None:
+    """A routed tool behind `.approval_required()` pauses the run in native mode as anywhere: its
+    body runs only once approved, on the resumed run, and the tools array stays the same."""
+    script = [WEATHER_CALL, Text("Sunny.")]
+    router = PydanticAIRouter(visibility)
+    request = RoutingRequest(WEATHER)
+    with FakeProviderServer(script) as fake:
+        agent = Agent(
+            model(api, fake),
+            toolsets=[local_tools().approval_required()],
+            capabilities=[router.native_tools()],
+            output_type=[str, DeferredToolRequests],
+        )
+        paused = await agent.run(WEATHER, deps=request)
+        assert isinstance(paused.output, DeferredToolRequests)
+        assert [call.tool_name for call in paused.output.approvals] == ["get_weather_forecast"]
+        assert body_calls == []  # asked for approval: nothing ran
+        approved = DeferredToolResults(approvals={paused.output.approvals[0].tool_call_id: True})
+        resumed = await agent.run(
+            deps=request, message_history=paused.all_messages(), deferred_tool_results=approved
+        )
+    assert resumed.output == "Sunny."
+    assert [name for name, _ in body_calls] == ["get_weather_forecast"]
+    assert fake.errors == []
+    views = [prompt_view(r) for r in fake.requests]
+    assert cache_breaks(views) == []
+    assert {v.tools_bytes for v in views} == {views[0].tools_bytes}
+
+
+@pytest.mark.parametrize("api", APIS)
+async def test_a_denied_approval_runs_nothing_in_native_mode(
+    api: str, visibility: Visibility, body_calls: list[Any]
+) -> None:
+    script = [WEATHER_CALL, Text("Not allowed, then.")]
+    router = PydanticAIRouter(visibility)
+    request = RoutingRequest(WEATHER)
+    with FakeProviderServer(script) as fake:
+        agent = Agent(
+            model(api, fake),
+            toolsets=[local_tools().approval_required()],
+            capabilities=[router.native_tools()],
+            output_type=[str, DeferredToolRequests],
+        )
+        paused = await agent.run(WEATHER, deps=request)
+        assert isinstance(paused.output, DeferredToolRequests)
+        denied = DeferredToolResults(approvals={paused.output.approvals[0].tool_call_id: False})
+        resumed = await agent.run(
+            deps=request, message_history=paused.all_messages(), deferred_tool_results=denied
+        )
+    assert resumed.output == "Not allowed, then."
+    assert body_calls == []
