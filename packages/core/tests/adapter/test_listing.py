@@ -182,6 +182,7 @@ def test_always_visible_names_are_shown_after_the_routed_ones_when_permitted(rul
     step = tools.step(allow, always=["send_email", "convert_currency", "local_helper"])
     assert "send_email" not in step.order, "a denied always-visible tool is not shown"
     assert step.order[: len(allow.names)] == allow.names
+    assert "local_helper" in step.order, "an always name the catalog lacks is the adapter's own choice"
     assert step.shows(tools.match("local_helper")), (
         "a tool the catalog lacks is shown as the adapter's own choice"
     )

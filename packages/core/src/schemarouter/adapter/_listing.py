@@ -27,7 +27,7 @@ Nothing here imports a framework: items are whatever the adapter lists, named by
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar, cast
 
@@ -88,6 +88,16 @@ def _match(catalog: Catalog | None, name: str, source: str | None, route: str | 
     return ToolMatch(name, routes[0] if len(routes) == 1 else None, routes)
 
 
+def _permits(
+    provider: AllowSetProvider, principal: Hashable | None, always: frozenset[str], match: ToolMatch
+) -> bool:
+    """`ListedStep.permits`: the rules asked now about every route `match` may be; a tool the
+    catalog lacks only as one of the adapter's own `always` names."""
+    if not match.routes:
+        return match.name in always
+    return all(permitted(provider, route, principal) for route in match.routes)
+
+
 @dataclass(frozen=True, slots=True)
 class ListedStep:
     """One step's view of the listed tools: the allow-set, and the rules asked for its principal.
@@ -136,10 +146,7 @@ class ListedStep:
         """The provider's rules for this step's principal, asked now: may the tool be shown? A
         tool with no known route is asked about as every catalog route of its name; one the
         catalog lacks is no route the rules can name, shown only as an `always` name."""
-        if not match.routes:
-            return match.name in self.always
-        provider, principal = self.listing.provider, self.allow_set.principal
-        return all(permitted(provider, route, principal) for route in match.routes)
+        return _permits(self.listing.provider, self.allow_set.principal, self.always, match)
 
     def shows(self, match: ToolMatch) -> bool:
         """Routed (or an `always` name), and permitted now. An ambiguous name is never shown
@@ -198,8 +205,14 @@ class ListedTools(ContractChecks):
     def step(self, allow_set: AllowSet, always: Collection[str] = ()) -> ListedStep:
         """This step's view of `allow_set`, with the adapter's own always-visible names."""
         catalog, names = self.catalog, frozenset(always)
-        step = ListedStep(allow_set, self, catalog, names)
-        shown = [name for name in sorted(names) if step.permits(step.match(name))]
+        if not names:  # the common case, once per model step: one object, nothing copied
+            return ListedStep(allow_set, self, catalog, names, allow_set.names)
+        provider, principal = self.provider, allow_set.principal
+        shown = [
+            name
+            for name in sorted(names)
+            if _permits(provider, principal, names, _match(catalog, name, None, None))
+        ]
         return ListedStep(allow_set, self, catalog, names, tuple(dict.fromkeys([*allow_set.names, *shown])))
 
     # -- a listing at once ------------------------------------------------------------------------
