@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,26 +56,39 @@ class TurnRouting:
     permits this turn's principal now (`permit`).
     """
 
-    visible: frozenset[str]
-    """Names that may be visible: the allow-set's, then always-visible ones the provider permits."""
-    order: tuple[str, ...]
-    """Visible names in allow-set order (best first, then always-visible ones)."""
     allow_set: AllowSet | None
     failure: str | None = None
-    always: frozenset[str] = frozenset()
-    """This router's `always_visible` names (shown when the provider permits them)."""
     conversation: str | None = None
     """The conversation this routing belongs to (conversation mode), else None."""
     find_tools: bool = False
     """Conversation mode: the find-tools tool is visible (first)."""
     offer: SessionOffer | None = None
     """Conversation mode, on a model step: what the session offered."""
-    permit: Callable[[str, str | None], bool] = field(default=lambda name, route: False)
-    """The provider's rules for this turn's principal, asked now: may the tool `name` (served as
-    `route`, when known) be shown? Every visible tool passes it, on every check."""
     step: ListedStep | None = field(default=None, repr=False, compare=False)
     """The adapter core's view of this turn's tools (`schemarouter.adapter.ListedStep`), which
-    answers `routed`, `allows` and `rank`; None on a failure."""
+    answers everything below; None on a failure."""
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """Names that may be visible, in allow-set order (best first), then this router's
+        always-visible ones the provider permits; empty on a failure."""
+        return self.step.order if self.step is not None else ()
+
+    @property
+    def visible(self) -> frozenset[str]:
+        """`order` as a set."""
+        return frozenset(self.order)
+
+    @property
+    def always(self) -> frozenset[str]:
+        """This router's `always_visible` names (shown when the provider permits them)."""
+        return self.step.always if self.step is not None else frozenset()
+
+    def permit(self, name: str, route: str | None = None) -> bool:
+        """The provider's rules for this turn's principal, asked now: may the tool `name` (served
+        as `route`, when known) be shown? Every visible tool passes it, on every check."""
+        step = self.step
+        return step is not None and step.permits(step.match(name, route=route))
 
     def routed(self, name: str, route: str | None = None) -> bool:
         """Did the allow-set route this tool (by `route` when known, else by `name`)?"""
@@ -229,13 +242,13 @@ class TurnRouter:
         """The routing of a failed decision (already logged, or raised): nothing visible."""
         error = decision.error
         failure = f"{type(error).__name__}: {error}" if error is not None else decision.failure
-        return TurnRouting(frozenset(), (), None, failure, conversation=conversation)
+        return TurnRouting(None, failure, conversation=conversation)
 
     def failed(self, exc: Exception, conversation: str | None = None) -> TurnRouting:
         """The routing of a turn whose routing failed: nothing visible. Logged at WARNING, or
         raised as a `RoutingError` with `on_failure="raise"` (the adapter core's `Decider.failed`)."""
         self.decider.failed(None, failure_cause(exc), exc)
-        return TurnRouting(frozenset(), (), None, f"{type(exc).__name__}: {exc}", conversation=conversation)
+        return TurnRouting(None, f"{type(exc).__name__}: {exc}", conversation=conversation)
 
     def _routing(
         self,
@@ -246,22 +259,7 @@ class TurnRouter:
         offer: SessionOffer | None = None,
     ) -> TurnRouting:
         step = self.listing.step(allow_set, self.always_visible)
-
-        def permit(name: str, route: str | None) -> bool:
-            return step.permits(step.match(name, route=route))
-
-        return TurnRouting(
-            frozenset(step.order),
-            step.order,
-            allow_set,
-            None,
-            self.always_visible,
-            conversation,
-            find_tools,
-            offer,
-            permit,
-            step,
-        )
+        return TurnRouting(allow_set, None, conversation, find_tools, offer, step)
 
     def conversation_routing(
         self,
