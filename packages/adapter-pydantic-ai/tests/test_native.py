@@ -299,13 +299,19 @@ def test_pydantic_ai_refuses_a_second_tool_search_beside_native_mode(visibility:
 
 
 @pytest.mark.parametrize("api", APIS)
-async def test_approvals_hold_in_native_mode(api: str, visibility: Visibility, body_calls: list[Any]) -> None:
+@pytest.mark.parametrize(
+    ("approve", "answer", "ran"),
+    [(True, "Sunny.", ["get_weather_forecast"]), (False, "Not allowed, then.", [])],
+)
+async def test_approvals_hold_in_native_mode(
+    api: str, approve: bool, answer: str, ran: list[str], visibility: Visibility, body_calls: list[Any]
+) -> None:
     """A routed tool behind `.approval_required()` pauses the run in native mode as anywhere: its
-    body runs only once approved, on the resumed run, and the tools array stays the same."""
-    script = [WEATHER_CALL, Text("Sunny.")]
+    body runs only once approved, on the resumed run (which has no prompt to route on), and never
+    when denied; the tools array stays the same throughout."""
     router = PydanticAIRouter(visibility)
     request = RoutingRequest(WEATHER)
-    with FakeProviderServer(script) as fake:
+    with FakeProviderServer([WEATHER_CALL, Text(answer)]) as fake:
         agent = Agent(
             model(api, fake),
             toolsets=[local_tools().approval_required()],
@@ -316,37 +322,13 @@ async def test_approvals_hold_in_native_mode(api: str, visibility: Visibility, b
         assert isinstance(paused.output, DeferredToolRequests)
         assert [call.tool_name for call in paused.output.approvals] == ["get_weather_forecast"]
         assert body_calls == []  # asked for approval: nothing ran
-        approved = DeferredToolResults(approvals={paused.output.approvals[0].tool_call_id: True})
+        decided = DeferredToolResults(approvals={paused.output.approvals[0].tool_call_id: approve})
         resumed = await agent.run(
-            deps=request, message_history=paused.all_messages(), deferred_tool_results=approved
+            deps=request, message_history=paused.all_messages(), deferred_tool_results=decided
         )
-    assert resumed.output == "Sunny."
-    assert [name for name, _ in body_calls] == ["get_weather_forecast"]
+    assert resumed.output == answer
+    assert [name for name, _ in body_calls] == ran
     assert fake.errors == []
     views = [prompt_view(r) for r in fake.requests]
     assert cache_breaks(views) == []
     assert {v.tools_bytes for v in views} == {views[0].tools_bytes}
-
-
-@pytest.mark.parametrize("api", APIS)
-async def test_a_denied_approval_runs_nothing_in_native_mode(
-    api: str, visibility: Visibility, body_calls: list[Any]
-) -> None:
-    script = [WEATHER_CALL, Text("Not allowed, then.")]
-    router = PydanticAIRouter(visibility)
-    request = RoutingRequest(WEATHER)
-    with FakeProviderServer(script) as fake:
-        agent = Agent(
-            model(api, fake),
-            toolsets=[local_tools().approval_required()],
-            capabilities=[router.native_tools()],
-            output_type=[str, DeferredToolRequests],
-        )
-        paused = await agent.run(WEATHER, deps=request)
-        assert isinstance(paused.output, DeferredToolRequests)
-        denied = DeferredToolResults(approvals={paused.output.approvals[0].tool_call_id: False})
-        resumed = await agent.run(
-            deps=request, message_history=paused.all_messages(), deferred_tool_results=denied
-        )
-    assert resumed.output == "Not allowed, then."
-    assert body_calls == []
