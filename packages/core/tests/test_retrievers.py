@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from schemarouter import Catalog, SchemaRouter, ToolSpec, UserError
@@ -28,24 +26,6 @@ def test_nothing_is_built_until_asked_and_then_once() -> None:
     assert isinstance(gate, LexicalGate)
     assert retrievers.retriever is gate
     assert retrievers.index is retrievers.built_index
-
-
-def test_threads_asking_at_once_share_one_index_and_gate() -> None:
-    retrievers = Retrievers(CATALOG)
-    seen: list[object] = []
-    start = threading.Barrier(8)
-
-    def ask() -> None:
-        start.wait()
-        seen.append(retrievers.retriever)
-
-    threads = [threading.Thread(target=ask) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert len(seen) == 8
-    assert len({id(gate) for gate in seen}) == 1
 
 
 def test_an_index_of_another_catalog_is_refused() -> None:
