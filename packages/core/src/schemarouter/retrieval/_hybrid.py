@@ -40,6 +40,7 @@ from ..catalog._catalog import Catalog
 from ..errors import UserError
 from ._abstention import DEFAULT_ABSTENTION, RetrievalAbstentionPolicy
 from ._gate import runner_up_count, uncertain_count
+from ._hybrid_lead import LEAD_STEP, lexical_lead, semantic_pull
 from ._hybrid_policy import HybridPolicy, require_hybrid_policy
 from ._offered import Offered, offered_from
 from ._results import Candidate, Retrieval, RouteReason, Signal
@@ -169,25 +170,6 @@ def _candidate(
 def _lexical_order(c: Candidate) -> tuple[float, float, str]:
     """The lexical ranking: best rank score first, then best evidence, then route."""
     return (-c.rank_score, -c.score, c.route)
-
-
-_LEAD_STEP = 0.001
-"""How far above the fused ranking's first tool the lexical lead is placed (`_lexical_lead`)."""
-
-
-def _lexical_lead(lex_top: list[Candidate], hp: HybridPolicy) -> str | None:
-    """The route of the lexical side's first tool when the request names it clearly: identifier
-    evidence of at least `hp.lead_identifier` (a request word names the tool), and a ranking
-    score at least `hp.lead_margin` (relative) above the lexical runner-up's; else None."""
-    if not lex_top or hp.lead_identifier > 1.0:
-        return None
-    first = lex_top[0]
-    if first.identifier_score < hp.lead_identifier or first.rank_score <= 0.0:
-        return None
-    runner_up = lex_top[1].rank_score if len(lex_top) > 1 else 0.0
-    if (first.rank_score - runner_up) / first.rank_score < hp.lead_margin:
-        return None
-    return first.route
 
 
 _order = itemgetter(0, 1)
@@ -333,12 +315,20 @@ class HybridRetriever:
                 rank *= scale[i] ** hp.action_power
             scored.append((-round(rank, 6), routes[i], score, cosine, lex))
         scored.sort(key=_order)
-        lead = _lexical_lead(lex_top, hp)
-        if lead is not None and scored and scored[0][1] != lead:
-            # the lexical side names one tool clearly: it leads the fused ranking
+        vectors = self.semantic.vectors
+
+        def pull(lexical_route: str, fused_route: str) -> float:
+            """The request's pull from the lexical first tool towards the fused first one."""
+            a, b = position[lexical_route], position[fused_route]
+            distance = float(np.linalg.norm(vectors[b].astype(np.float64) - vectors[a]))
+            return semantic_pull(closeness_of[a], closeness_of[b], distance)
+
+        lead = lexical_lead(lex_top, scored[0][1] if scored else None, pull, hp)
+        if lead is not None:
+            # the lexical side's first tool leads the fused ranking (see `_hybrid_lead`)
             lead_at = next(j for j, row in enumerate(scored) if row[1] == lead)
             _, route, score, cosine, lex = scored.pop(lead_at)
-            scored.insert(0, (round(scored[0][0] - _LEAD_STEP, 6), route, score, cosine, lex))
+            scored.insert(0, (round(scored[0][0] - LEAD_STEP, 6), route, score, cosine, lex))
         return scored, lexical.reason, read
 
     def offer(

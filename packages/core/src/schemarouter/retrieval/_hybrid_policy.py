@@ -72,6 +72,16 @@ class HybridPolicy:
     lead_margin: float = 0.2
     """Ranking: the share by which the lexical first tool's ranking score must exceed the
     lexical runner-up's for it to lead (see `lead_identifier`); in [0, 1]."""
+    lead_lexical_gap: float = 0.3
+    """Ranking: the lexical first tool also leads when the fused first tool's lexical ranking
+    score falls short of its own by at least this share (1 when the lexical side does not rank
+    it) and the request points towards the fused first tool by less than `lead_semantic_pull`;
+    in [0, 1]."""
+    lead_semantic_pull: float = 0.075
+    """Ranking: how far the request may point from the lexical first tool towards the fused
+    first tool (the difference of their cosines over the distance between the two tool vectors)
+    for the lexical first tool still to lead (see `lead_lexical_gap`); in [0, 1], 0 turns this
+    case off."""
 
     def __post_init__(self) -> None:
         # Typed float / int, but any object can be passed at run time. Every check fails at
@@ -92,7 +102,7 @@ class HybridPolicy:
                 f"min_confidence must lie in [0, 1 + lexical_weight] = [0, {top:g}], the range of "
                 f"the fused score, got {confidence!r}"
             )
-        for field in ("clause_weight", "lead_margin"):
+        for field in ("clause_weight", "lead_margin", "lead_lexical_gap", "lead_semantic_pull"):
             value = _number(self, field)
             if not (math.isfinite(value) and 0.0 <= value <= 1.0):
                 raise UserError(f"{field} must lie in [0, 1], got {value!r}")
