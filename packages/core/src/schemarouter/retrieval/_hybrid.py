@@ -12,7 +12,9 @@ Ranking and the no-route decision use the same two signals, but not the same num
                     + gate_weight * (1 if the lexical gate keeps the tool)
 
   Places count from 1 within the best `depth` tools of each signal; past that a place adds
-  nothing. (Reciprocal ranks alone measured worse than either signal on real catalogs.)
+  nothing. (Reciprocal ranks alone measured worse than either signal on real catalogs.) The
+  first place may then go to the lexical side's first tool, where that side has read the
+  request better (`_hybrid_lead`).
 
 - **Abstention** (`Candidate.score`, what `min_score` and `calibrate(...)` threshold) adds
   the tool's own evidence to the best evidence of each signal for this query:
