@@ -13,9 +13,10 @@ first tool takes the first place in two cases (`lexical_lead`):
   lexical side does not rank it). The semantic side's is how far the request points from the
   lexical first tool towards the fused first tool: the difference of their cosines divided by
   the distance between the two tool vectors, that is, the cosine between the request and the
-  direction from one tool to the other. Dividing by the distance makes two tools the encoder
-  reads alike (near-copies, siblings) no easier to tell apart than any two: a small difference
-  of cosines is a clear preference only between tools whose vectors are close. The lexical tool
+  direction from one tool to the other. Dividing by the distance puts every pair of tools on
+  one scale: two cosines differ by no more than the distance between the tool vectors, so a
+  small difference of cosines is a clear preference between near-copies or siblings and a weak
+  one between unlike tools. The lexical tool
   leads when its side's preference is at least `HybridPolicy.lead_lexical_gap` and the
   semantic side's is under `HybridPolicy.lead_semantic_pull`.
 
