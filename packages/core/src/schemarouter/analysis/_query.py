@@ -20,7 +20,6 @@ from dataclasses import replace
 from ._abbreviations import ABBREVIATIONS
 from ._actions import ActionReader
 from ._commonness import english_count, specificity
-from ._endings import prefix_credit, reads_as_modifier
 from ._memo import remember
 from ._paths import path_words
 from ._segment import segment
@@ -90,18 +89,12 @@ class QueryAnalyzer:
             # a word the list knows only in its other spelling ("resise" / "resize") says so
             matches.append(TermMatch(word, 1.0, read_as=meant if meant != surface else None))
         if word.isalpha() and len(word) >= settings.min_prefix:
-            # a longer word is the same word when it goes on with an ending (`_endings`)
-            full, loose = settings.prefix_quality, settings.loose_prefix_quality
             longer = self._vocabulary.longer_terms(word)
-            matches.extend(
-                TermMatch(t, prefix_credit(word, t, full, loose), "prefix") for t in longer if t != word
-            )
+            matches.extend(TermMatch(t, settings.prefix_quality, "prefix") for t in longer if t != word)
             # no indexed term is longer than the longest one: a pasted run of letters costs no more
             for end in range(min(len(word) - 1, self._longest_term), settings.min_prefix - 1, -1):
                 if word[:end] in self._word_terms:
-                    matches.append(
-                        TermMatch(word[:end], prefix_credit(word[:end], word, full, loose), "prefix")
-                    )
+                    matches.append(TermMatch(word[:end], settings.prefix_quality, "prefix"))
                     break
             # a misspelt word: the catalog words it may stand for (see `_typo`)
             typo_off = settings.typo_quality <= 0.0 or word in self._idf
@@ -161,7 +154,6 @@ class QueryAnalyzer:
                 frozenset(by_synonym),
                 base_specificity=base,
                 says_action=self._actions.says_action(surface),
-                modifier=reads_as_modifier(surface, word),
             ),
             _RESOLVE_CACHE,
         )
@@ -343,5 +335,4 @@ class QueryAnalyzer:
             term.named_by,
             term.base_specificity,
             term.says_action,
-            term.modifier,
         )

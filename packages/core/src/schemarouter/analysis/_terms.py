@@ -41,8 +41,6 @@ class AnalysisSettings(Protocol):
     @property
     def prefix_quality(self) -> float: ...
     @property
-    def loose_prefix_quality(self) -> float: ...
-    @property
     def compound_quality(self) -> float: ...
     @property
     def compound_min_specificity(self) -> float: ...
@@ -99,9 +97,6 @@ class QueryTerm:
     the stem is a word ("writing" is as everyday as "write"). Defaults to `specificity`."""
     says_action: bool = False
     """The word says an action ("list", "show", "created"; see `_actions`) rather than a thing."""
-    modifier: bool = False
-    """The word reads as a modifier, an adverb or a participle ("specifically", "detailed"; see
-    `_endings`): ranking weighs it less (`IndexSettings.modifier_weight`)."""
 
     def __post_init__(self) -> None:
         if not self.key:

@@ -309,8 +309,6 @@ class LexicalIndex:
 
     def _plan(self, qt: QueryTerm) -> TermPlan:
         scale = qt.specificity**self.settings.specificity_focus
-        if qt.modifier:
-            scale *= self.settings.modifier_weight
         postings = self._postings
         if len(qt.matches) == 1:
             match = qt.matches[0]

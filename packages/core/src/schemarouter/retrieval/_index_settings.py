@@ -49,11 +49,7 @@ class IndexSettings:
     example one tool's author happened to give says little about which tool fits (0 leaves
     examples out)."""
     prefix_quality: float = 0.7
-    """Credit for a match where one word is a prefix of the other and the longer one goes on with
-    an ending (`dealer` / `dealership`, `rent` / `rental`; see `analysis._endings`)."""
-    loose_prefix_quality: float = 0.2
-    """Credit for a prefix match where the longer word goes on with something that is no ending:
-    another word or part of one (`high` / `highlight`, `news` / `newsletter`, `plan` / `plant`)."""
+    """Credit for a match where one word is a prefix of the other (`dealer` / `dealership`)."""
     compound_quality: float = 0.7
     """Credit for a run-together query word matched through its parts (`carpark` -> `car`, `park`)."""
     compound_min_specificity: float = 1.0
@@ -69,11 +65,6 @@ class IndexSettings:
     """Shortest word that may match another word it is a prefix of."""
     specificity_focus: float = 0.5
     """How much ranking discounts words common in everyday English (0 = not at all)."""
-    modifier_weight: float = 0.7
-    """Ranking weight of a request word that reads as a modifier, an adverb in -ly or a participle
-    in -ed / -ing ("specifically", "detailed", "performing"; see `analysis._endings`), relative to
-    other words: it says how or which, seldom what a tool does. The gate's evidence is unchanged
-    (1 weighs such words as any other)."""
     breadth_reference: float = 256.0
     """Distinct terms a tool's description and parameters may list before each of them counts
     less (see `_breadth`): the longest real tools of the development data list 31 (MetaTool), 82
