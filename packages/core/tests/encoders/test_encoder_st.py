@@ -3,7 +3,8 @@ weights a package on the index ships (when installed), loaded offline.
 
 sentence-transformers needs torch, which is not in the dev environment (a CPU build of torch
 alone is about 750 MB installed): these tests skip, with that reason, where it is absent.
-Install `torch==2.13.0` (CPU) then `sentence-transformers` to run them; see docs/hybrid.md.
+`python3 scripts/dev.py encoder-check` (a CI step) runs them, none skipped, in an environment of
+their own with torch's CPU build, sentence-transformers and the MiniLM weights package.
 """
 
 from __future__ import annotations
