@@ -8,26 +8,23 @@ matter, and the test asserts which fail, which pass, and what the failure says.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from schemarouter_conformance import STANDARD_TESTS, AdapterConformanceSuite, http_fixture_server
+from schemarouter_conformance import STANDARD_TESTS, AdapterConformanceSuite
 from schemarouter_conformance._guard import required_capabilities  # pyright: ignore[reportPrivateUsage]
+
+# the inner sessions' suite classes run over this module's one HTTP fixture server
+pytestmark = pytest.mark.usefixtures("shared_fixture_server")
 
 BROKEN_DRIVERS = '''
 from __future__ import annotations
 
-import asyncio
-import os
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, ClassVar
 
-import pytest
-
-from schemarouter import AllowSet, SchemaRouter, Visibility
+from schemarouter import AllowSet, Visibility
 from schemarouter.catalog import canonical_json
 from schemarouter.testing import SESSIONS_KEY, FakeAgent
 from schemarouter.visibility import SessionState
@@ -38,11 +35,10 @@ from schemarouter_conformance import (
     SUPPORTED_CASES,
     AdapterConformanceSuite,
     CallReport,
-    FixtureEndpoint,
     OfferedTools,
     ReferenceDriver,
-    read_call_log,
 )
+from shared_endpoint import SharedServerEndpoint
 
 
 class _EverythingVisible:
@@ -463,32 +459,9 @@ class UncountedFindDriver(ReferenceDriver):
         return _resealed(super().context_for(agent, request), {"find_calls": 0})
 
 
-class _OverHttp(AdapterConformanceSuite):
+class _OverHttp(SharedServerEndpoint, AdapterConformanceSuite):
     transports: ClassVar[tuple[str, ...]] = ("http",)
-
-    @pytest.fixture(scope="class")
-    @classmethod
-    def conformance_endpoint(cls, conformance_transport, tmp_path_factory):
-        """The outer module's HTTP fixture server (started once, not once per inner session),
-        and a router over its catalog, discovered here as the suite's own endpoint does."""
-        url, log = os.environ["SCHEMAROUTER_SHARED_FIXTURE_URL"], Path(os.environ["SCHEMAROUTER_SHARED_FIXTURE_LOG"])
-        log.write_text("", encoding="utf-8")
-        router = asyncio.run(SchemaRouter.from_url(url, name="fixture"))
-        assert read_call_log(log) == [], "discovery ran a tool body"
-        return FixtureEndpoint("http", router, url=url, shared_call_log=log)
 '''
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _shared_fixture_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """One HTTP fixture server for every inner session of this module: it is stateless (its
-    tools only read), and each inner session empties its call log before it starts."""
-    workdir = tmp_path_factory.mktemp("broken-drivers-server")
-    log = workdir / "calls.jsonl"
-    with http_fixture_server(log, workdir / "server.log") as url, pytest.MonkeyPatch.context() as env:
-        env.setenv("SCHEMAROUTER_SHARED_FIXTURE_URL", url)
-        env.setenv("SCHEMAROUTER_SHARED_FIXTURE_LOG", str(log))
-        yield
 
 
 def _run(inner_run: Any, driver: str, tests: list[str]) -> dict[str, pytest.TestReport]:
