@@ -15,6 +15,9 @@ import pytest
 from schemarouter_conformance import STANDARD_TESTS, AdapterConformanceSuite
 from schemarouter_conformance._guard import required_capabilities  # pyright: ignore[reportPrivateUsage]
 
+# the inner sessions' suite classes run over this module's one HTTP fixture server
+pytestmark = pytest.mark.usefixtures("shared_fixture_server")
+
 BROKEN_DRIVERS = '''
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ from schemarouter_conformance import (
     OfferedTools,
     ReferenceDriver,
 )
+from shared_endpoint import SharedServerEndpoint
 
 
 class _EverythingVisible:
@@ -455,7 +459,7 @@ class UncountedFindDriver(ReferenceDriver):
         return _resealed(super().context_for(agent, request), {"find_calls": 0})
 
 
-class _OverHttp(AdapterConformanceSuite):
+class _OverHttp(SharedServerEndpoint, AdapterConformanceSuite):
     transports: ClassVar[tuple[str, ...]] = ("http",)
 '''
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from schemarouter_conformance import AdapterConformanceSuite
 from schemarouter_conformance.drivers.pydantic_ai import PydanticAIDriver
 from schemarouter_pydantic_ai import NativeRoutedTools
+from shared_endpoint import SharedServerEndpoint
 
 
 class Unruled(NativeRoutedTools):
@@ -66,7 +67,7 @@ def _driver(make: Any) -> type[PydanticAIDriver]:
     return Driver
 
 
-class _Native(AdapterConformanceSuite):
+class _Native(SharedServerEndpoint, AdapterConformanceSuite):
     transports: ClassVar[tuple[str, ...]] = ("http",)
 
 
@@ -107,6 +108,7 @@ EXPECTED_FAILURES = {
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("shared_fixture_server")  # one HTTP fixture server for the five classes
 def test_each_broken_native_mode_fails_its_test(inner_pytester: pytest.Pytester) -> None:
     inner_pytester.makepyfile(test_native_broken=BROKEN_NATIVE)
     selected = [f"({cls} and {test})" for cls, (test, _) in EXPECTED_FAILURES.items()]

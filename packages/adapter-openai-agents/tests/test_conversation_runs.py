@@ -50,7 +50,9 @@ class Fixture:
 
 
 @contextmanager
-def _fixture(transport: str, workdir: Path) -> Iterator[Fixture]:
+def _fixture(transport: str, workdir: Path, http_server: tuple[str, Path] | None) -> Iterator[Fixture]:
+    """The fixture over `transport`: stdio starts the server per connection; http uses the
+    running `http_server` (url, call log), its call log emptied first."""
     call_log = workdir / "calls.jsonl"
 
     def hooks(routing: OpenAIAgentsRouter, probe: GuardrailProbe) -> dict[str, Any]:
@@ -69,13 +71,26 @@ def _fixture(transport: str, workdir: Path) -> Iterator[Fixture]:
             lambda r, p: MCPServerStdio({"command": command, "args": args}, **hooks(r, p)), call_log
         )
         return
-    with http_fixture_server(call_log, workdir / "server.log") as url:
-        yield Fixture(lambda r, p: MCPServerStreamableHttp({"url": url}, **hooks(r, p)), call_log)
+    assert http_server is not None, "the http transport needs the module's server"
+    url, shared_log = http_server
+    shared_log.write_text("", encoding="utf-8")
+    yield Fixture(lambda r, p: MCPServerStreamableHttp({"url": url}, **hooks(r, p)), shared_log)
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One HTTP fixture server for this module's tests: its tools only read, so nothing one
+    test does changes what another sees; each test starts with its call log emptied."""
+    workdir = tmp_path_factory.mktemp("http-fixture")
+    log = workdir / "calls.jsonl"
+    with http_fixture_server(log, workdir / "server.log") as url:
+        yield url, log
 
 
 @pytest.fixture(params=["stdio", "http"])
 def fixture(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Fixture]:
-    with _fixture(request.param, tmp_path) as found:
+    shared = request.getfixturevalue("http_server") if request.param == "http" else None
+    with _fixture(request.param, tmp_path, shared) as found:
         yield found
 
 

@@ -32,6 +32,18 @@ def _driver(module: str, name: str) -> Callable[[], Any] | None:
         return None
 
 
+@pytest.fixture(scope="module")
+def hybrid_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The fixture catalog over stdio, routed in hybrid mode: built once for the module's classes
+    (each test's driver connects to its own server process; the router is only read)."""
+    discovery_log = tmp_path_factory.mktemp("hybrid-fixture") / "discovery-calls.jsonl"
+    command, args = conformance.stdio_command(discovery_log)
+    router = asyncio.run(SchemaRouter.from_stdio(command, args, name="fixture")).with_semantic()
+    assert router.mode == "hybrid"
+    assert conformance.read_call_log(discovery_log) == []
+    return conformance.FixtureEndpoint("stdio", router)
+
+
 @pytest.mark.slow
 class _HybridSuite(suite.AdapterConformanceSuite):
     """The standard suite; the fixture catalog is routed lexically + semantically."""
@@ -40,17 +52,10 @@ class _HybridSuite(suite.AdapterConformanceSuite):
 
     @pytest.fixture(scope="class")
     @classmethod
-    def conformance_endpoint(
-        cls, conformance_transport: str, tmp_path_factory: pytest.TempPathFactory
-    ) -> Any:
+    def conformance_endpoint(cls, conformance_transport: str, hybrid_endpoint: Any) -> Any:
         if conformance_transport != "stdio":
             raise AssertionError("the hybrid variant runs over stdio only")
-        discovery_log = tmp_path_factory.mktemp("hybrid-fixture") / "discovery-calls.jsonl"
-        command, args = conformance.stdio_command(discovery_log)
-        router = asyncio.run(SchemaRouter.from_stdio(command, args, name="fixture")).with_semantic()
-        assert router.mode == "hybrid"
-        assert conformance.read_call_log(discovery_log) == []
-        return conformance.FixtureEndpoint("stdio", router)
+        return hybrid_endpoint
 
 
 class TestReferenceDriverHybrid(_HybridSuite):
