@@ -104,6 +104,9 @@ def _clean_venv(target: Path) -> Path:
     return uv
 
 
+CORE_WHEELS = ("schemarouter_core-", "schemarouter_conformance-")
+"""Name prefixes of the core and conformance wheels, which every clean test venv takes."""
+
 # What a clean test venv gets besides the wheels under test.
 TEST_TOOLS = ("pytest>=8.3", "pytest-asyncio>=1.0", "pytest-xdist>=3.6", "opentelemetry-sdk>=1.27")
 
@@ -257,7 +260,7 @@ def cmd_core_only(_args: list[str]) -> int:
     wheels = build_wheels(dist)
     target = ROOT / ".venv-core-only"
     uv = _clean_venv(target)
-    core = [w for w in wheels if w.name.startswith(("schemarouter_core-", "schemarouter_conformance-"))]
+    core = [w for w in wheels if w.name.startswith(CORE_WHEELS)]
     _uv_install(uv, target, *core, *TEST_TOOLS)
     python = _bin(target, "python")
     probe = (
@@ -340,11 +343,7 @@ def cmd_wheel_check(args: list[str]) -> int:
         package_dir, _module, prefix, pins = ADAPTERS[name]
         target = ROOT / f".venv-wheel-{name}"
         uv = _clean_venv(target)
-        picked = [
-            w
-            for w in wheels
-            if w.name.startswith((prefix, "schemarouter_core-", "schemarouter_conformance-"))
-        ]
+        picked = [w for w in wheels if w.name.startswith((prefix, *CORE_WHEELS))]
         _uv_install(uv, target, *picked, *pins, *TEST_TOOLS)
         python = _bin(target, "python")
         code = _pytest(python, ["-p", "no:cacheprovider", "-q", package_dir])
@@ -378,14 +377,11 @@ def cmd_encoder_check(_args: list[str]) -> int:
     wheels = build_wheels(ROOT / "dist")
     target = ROOT / ".venv-encoders"
     say(f"creating {target.name} with torch (CPU) and sentence-transformers (a minute or two)")
-    shutil.rmtree(target, ignore_errors=True)
     venv.EnvBuilder(with_pip=True, clear=True).create(target)
     python = _bin(target, "python")
     pip = (python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check")
     _check(*pip, "torch==2.13.0")  # alone first, so no later requirement can pick another build
-    picked = [
-        str(w) for w in wheels if w.name.startswith(("schemarouter_core-", "schemarouter_conformance-"))
-    ]
+    picked = [w for w in wheels if w.name.startswith(CORE_WHEELS)]
     _check(*pip, *picked, *ENCODER_PINS)
     # the tests skip where either is missing: here that would be a failure
     _check(
